@@ -25,7 +25,7 @@ pub(crate) fn mask_all(bar: &Bar0<'_>, eims_mask: u32) {
     bar.update(regs::EIAC, |r| {
         regs::EIAC::from_raw(r.into_raw() & !eims_mask)
     });
-    bar.write_reg(regs::IAM::zeroed());
+    bar.write_reg(regs::IAM::from_raw(0));
     bar.write_reg(regs::IMC::from_raw(u32::MAX));
     let _ = bar.read(regs::STATUS);
 }

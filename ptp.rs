@@ -6,7 +6,10 @@
 //! frequency-correction arithmetic used by `adjfine`. The PHC registration, the single-slot TX
 //! timestamp state and the RX timestamp header are not implemented yet.
 
-use kernel::io::Io;
+use kernel::{
+    fmt,
+    io::Io, //
+};
 
 use crate::regs::{
     self,
@@ -21,8 +24,8 @@ pub(crate) struct Systim {
     pub(crate) nsec: u32,
 }
 
-impl core::fmt::Display for Systim {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl fmt::Display for Systim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{:09}", self.sec, self.nsec)
     }
 }
