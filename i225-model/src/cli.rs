@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Command line parsing (no external parser: the grammar is small).
+//!
+//! Port options apply to the port of the closest `--socket` before them;
+//! given before any `--socket`, they are defaults for every port.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use log::LevelFilter;
+
+use crate::pci_config::{part_name, DEFAULT_DEVICE_ID};
+use crate::phy::Speed;
+
+pub const USAGE: &str = "\
+usage: i225-model [options] --socket PATH [port options] [--socket PATH [port options]]
+
+Serves one emulated Intel i225/i226 per --socket over vfio-user (QEMU:
+-device vfio-user-pci). Two ports are cabled back to back.
+
+global options:
+  --control PATH        control socket (line commands, JSON answers)
+  --wire-delay-ns N     propagation delay of the cable (default 50)
+  --partner-speed MBPS  best speed of the link partner of a single port
+                        (10, 100, 1000, 2500; default 2500)
+  -v, --verbose         more logging (repeat for more)
+  -q, --quiet           errors only
+  -h, --help            this text
+
+port options (after a --socket; before any --socket: defaults for all ports):
+  --device-id ID        PCI device ID, hex (default 0x15f3, I225-V)
+  --mac XX:XX:XX:XX:XX:XX
+                        MAC address in the NVM (default 02:1a:25:00:00:0N)
+  --ptp-ppb N           oscillator frequency error in ppb (default 0)
+  --ptp-offset-ns N     SYSTIM0 at power-on in ns (default 0)
+  --txstmph0-bug        model the TXSTMPH_0 re-arm erratum";
+
+/// Settings of one port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortOptions {
+    pub socket: PathBuf,
+    pub device_id: u16,
+    pub mac: Option<[u8; 6]>,
+    pub ptp_ppb: i64,
+    pub ptp_offset_ns: i64,
+    pub txstmph0_bug: bool,
+}
+
+impl Default for PortOptions {
+    fn default() -> Self {
+        PortOptions {
+            socket: PathBuf::new(),
+            device_id: DEFAULT_DEVICE_ID,
+            mac: None,
+            ptp_ppb: 0,
+            ptp_offset_ns: 0,
+            txstmph0_bug: false,
+        }
+    }
+}
+
+impl PortOptions {
+    /// The configured MAC, or a locally administered default per port.
+    pub fn mac_for(&self, index: usize) -> [u8; 6] {
+        self.mac.unwrap_or([0x02, 0x1a, 0x25, 0x00, 0x00, index as u8 + 1])
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub ports: Vec<PortOptions>,
+    pub control: Option<PathBuf>,
+    pub wire_delay_ns: u64,
+    pub partner_speed: Speed,
+    pub log_level: LevelFilter,
+}
+
+/// What the command line asked for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Run(Options),
+    Help,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct CliError(pub String);
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, CliError> {
+    Err(CliError(msg.into()))
+}
+
+pub fn parse_mac(s: &str) -> Result<[u8; 6], CliError> {
+    let parts: Vec<&str> = s.split([':', '-']).collect();
+    if parts.len() != 6 {
+        return err(format!("bad MAC address {s:?}"));
+    }
+    let mut mac = [0u8; 6];
+    for (b, p) in mac.iter_mut().zip(parts) {
+        *b = u8::from_str_radix(p, 16).map_err(|_| CliError(format!("bad MAC address {s:?}")))?;
+    }
+    if mac[0] & 1 != 0 || mac == [0; 6] {
+        return err(format!("{s} is not a unicast address"));
+    }
+    Ok(mac)
+}
+
+fn parse_hex_u16(s: &str) -> Result<u16, CliError> {
+    let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    u16::from_str_radix(digits, 16).map_err(|_| CliError(format!("bad device ID {s:?}")))
+}
+
+fn parse_num<T: std::str::FromStr>(opt: &str, s: &str) -> Result<T, CliError> {
+    s.parse().map_err(|_| CliError(format!("bad value {s:?} for {opt}")))
+}
+
+pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, CliError> {
+    let mut defaults = PortOptions::default();
+    let mut ports: Vec<PortOptions> = Vec::new();
+    let mut control = None;
+    let mut wire_delay_ns = 50;
+    let mut partner_speed = Speed::M2500;
+    let mut verbosity: i32 = 0;
+
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| CliError(format!("{name} needs a value")));
+        let target = ports.last_mut().unwrap_or(&mut defaults);
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "-v" | "--verbose" => verbosity += 1,
+            "-vv" => verbosity += 2,
+            "-q" | "--quiet" => verbosity = -1,
+            "--socket" => {
+                let path = value("--socket")?;
+                ports.push(PortOptions { socket: path.into(), ..defaults.clone() });
+            }
+            "--control" => control = Some(PathBuf::from(value("--control")?)),
+            "--wire-delay-ns" => wire_delay_ns = parse_num("--wire-delay-ns", &value("--wire-delay-ns")?)?,
+            "--partner-speed" => {
+                let mbps = parse_num("--partner-speed", &value("--partner-speed")?)?;
+                partner_speed = Speed::from_mbps(mbps).ok_or_else(|| CliError(format!("no such speed {mbps}")))?;
+            }
+            "--device-id" => {
+                let id = parse_hex_u16(&value("--device-id")?)?;
+                if part_name(id).is_none() {
+                    return err(format!("{id:#06x} is not an i225/i226 device ID"));
+                }
+                target.device_id = id;
+            }
+            "--mac" => target.mac = Some(parse_mac(&value("--mac")?)?),
+            "--ptp-ppb" => target.ptp_ppb = parse_num("--ptp-ppb", &value("--ptp-ppb")?)?,
+            "--ptp-offset-ns" => target.ptp_offset_ns = parse_num("--ptp-offset-ns", &value("--ptp-offset-ns")?)?,
+            "--txstmph0-bug" => target.txstmph0_bug = true,
+            other => return err(format!("unknown option {other:?} (try --help)")),
+        }
+    }
+    if ports.is_empty() {
+        return err("at least one --socket is needed (try --help)");
+    }
+    if ports.len() > 2 {
+        return err("at most two ports (--socket) are supported");
+    }
+    if ports.len() == 2 && ports[0].mac.is_some() && ports[0].mac == ports[1].mac {
+        return err("both ports have the same MAC address");
+    }
+    let log_level = match verbosity {
+        i32::MIN..=-1 => LevelFilter::Error,
+        0 => LevelFilter::Info,
+        1 => LevelFilter::Debug,
+        _ => LevelFilter::Trace,
+    };
+    Ok(Command::Run(Options { ports, control, wire_delay_ns, partner_speed, log_level }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Options, CliError> {
+        match parse(args.iter().map(|s| s.to_string()))? {
+            Command::Run(o) => Ok(o),
+            Command::Help => panic!("help"),
+        }
+    }
+
+    #[test]
+    fn per_port_and_default_options() {
+        let o = run(&[
+            "--device-id",
+            "125c",
+            "--socket",
+            "a.sock",
+            "--mac",
+            "02:00:00:00:00:0a",
+            "--ptp-ppb",
+            "-30",
+            "--socket",
+            "b.sock",
+            "--device-id",
+            "0x15F2",
+            "--control",
+            "c.sock",
+        ])
+        .unwrap();
+        assert_eq!(o.ports.len(), 2);
+        assert_eq!(o.ports[0].device_id, 0x125C);
+        assert_eq!(o.ports[0].mac_for(0), [2, 0, 0, 0, 0, 0x0a]);
+        assert_eq!(o.ports[0].ptp_ppb, -30);
+        assert_eq!(o.ports[1].device_id, 0x15F2);
+        assert_eq!(o.ports[1].mac_for(1), [0x02, 0x1a, 0x25, 0, 0, 2]);
+        assert_eq!(o.control, Some(PathBuf::from("c.sock")));
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        assert!(run(&[]).is_err());
+        assert!(run(&["--socket", "a", "--device-id", "0x1234"]).is_err());
+        assert!(run(&["--socket", "a", "--mac", "01:00:00:00:00:01"]).is_err());
+        assert!(run(&["--socket", "a", "--bogus"]).is_err());
+    }
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The control socket: one command per line, one JSON object per answer.
+//!
+//! ```text
+//! status                      link, speed, interrupt mode of every port
+//! mmio PORT                   BAR0 accesses per register
+//! irqs PORT                   interrupts delivered per line
+//! queues PORT                 packets/bytes/drops per TX and RX queue
+//! ptp PORT                    timestamps captured/read, clock values
+//! cable plug|unplug           connect or disconnect the wire
+//! vanish PORT on|off          device falls off the bus (reads all ones)
+//! txstmph0-bug PORT on|off    TX timestamp re-arm erratum
+//! drop-txts PORT N            lose the next N TX timestamp interrupts
+//! flap PORT                   power-cycle the PHY link once (LSC twice)
+//! ```
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::port::Port;
+
+/// Serves the control socket forever.
+pub fn serve(listener: UnixListener, ports: Vec<Arc<Port>>) {
+    for stream in listener.incoming().flatten() {
+        let ports = ports.clone();
+        std::thread::spawn(move || {
+            if let Err(e) = session(stream, &ports) {
+                log::debug!("control session ended: {e}");
+            }
+        });
+    }
+}
+
+fn session(stream: UnixStream, ports: &[Arc<Port>]) -> std::io::Result<()> {
+    let mut out = stream.try_clone()?;
+    for line in BufReader::new(stream).lines() {
+        let line = line?;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.is_empty() {
+            continue;
+        }
+        let answer = execute(&words, ports).unwrap_or_else(|e| json!({ "error": e }));
+        writeln!(out, "{answer}")?;
+    }
+    Ok(())
+}
+
+fn port<'a>(ports: &'a [Arc<Port>], arg: Option<&&str>) -> Result<&'a Arc<Port>, String> {
+    let i: usize = arg.ok_or("port number missing")?.parse().map_err(|_| "bad port number")?;
+    ports.get(i).ok_or_else(|| format!("no port {i}"))
+}
+
+fn on_off(arg: Option<&&str>) -> Result<bool, String> {
+    match arg.copied() {
+        Some("on") => Ok(true),
+        Some("off") => Ok(false),
+        _ => Err("expected on or off".into()),
+    }
+}
+
+/// Runs one command.
+pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
+    let arg = |i: usize| words.get(i);
+    match words[0] {
+        "status" => Ok(Value::Array(ports.iter().map(status).collect())),
+        "mmio" => Ok(port(ports, arg(1))?.with_device(|d| {
+            let regs: serde_json::Map<String, Value> = d
+                .mmio
+                .iter()
+                .map(|(off, c)| (format!("{off:#07x}"), json!({ "reads": c.reads, "writes": c.writes })))
+                .collect();
+            Value::Object(regs)
+        })),
+        "irqs" => Ok(port(ports, arg(1))?.with_device(|d| {
+            let c = d.irqs.counts();
+            json!({ "mode": format!("{:?}", d.irqs.mode()), "intx": c.intx, "msi": c.msi, "msix": c.msix,
+                    "msix_pending": d.irqs.msix_pending() })
+        })),
+        "queues" => Ok(port(ports, arg(1))?.with_device(|d| {
+            let q = |c: &[crate::mac::QueueCounters]| -> Vec<Value> {
+                c.iter().map(|c| json!({ "packets": c.packets, "bytes": c.bytes, "drops": c.drops })).collect()
+            };
+            json!({ "tx": q(&d.mac.tx_counters), "rx": q(&d.mac.rx_counters) })
+        })),
+        "ptp" => Ok(port(ports, arg(1))?.with_device(|d| {
+            let now = d.mac.now();
+            let ptp = d.mac.ptp();
+            let c = ptp.counters;
+            json!({
+                "systim0_ns": ptp.systim0.at(now).to_string(),
+                "systim1_ns": ptp.systim1.at(now).to_string(),
+                "tx_captured": c.tx_captured, "tx_read": c.tx_read, "tx_skipped_busy": c.tx_skipped_busy,
+                "rx_stamped": c.rx_stamped, "txts_irqs_dropped": c.txts_irqs_dropped,
+                "faults": { "txstmph0_rearm_bug": ptp.faults.txstmph0_rearm_bug,
+                            "drop_txts_irqs": ptp.faults.drop_txts_irqs },
+            })
+        })),
+        "cable" => {
+            let plug = match arg(1).copied() {
+                Some("plug") => true,
+                Some("unplug") => false,
+                _ => return Err("expected plug or unplug".into()),
+            };
+            let first = ports.first().ok_or("no ports")?;
+            first.wire().set_connected(plug);
+            Ok(json!({ "cable": plug }))
+        }
+        "vanish" => {
+            let p = port(ports, arg(1))?;
+            let on = on_off(arg(2))?;
+            p.with_device(|d| d.mac.faults.vanished = on);
+            Ok(json!({ "vanished": on }))
+        }
+        "txstmph0-bug" => {
+            let p = port(ports, arg(1))?;
+            let on = on_off(arg(2))?;
+            p.with_device(|d| d.mac.ptp_mut().faults.txstmph0_rearm_bug = on);
+            Ok(json!({ "txstmph0_rearm_bug": on }))
+        }
+        "drop-txts" => {
+            let p = port(ports, arg(1))?;
+            let n: u32 = arg(2).ok_or("count missing")?.parse().map_err(|_| "bad count")?;
+            p.with_device(|d| d.mac.ptp_mut().faults.drop_txts_irqs = n);
+            Ok(json!({ "drop_txts_irqs": n }))
+        }
+        "flap" => {
+            let p = port(ports, arg(1))?;
+            let wire = p.wire().clone();
+            wire.set_connected(false);
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                wire.set_connected(true);
+            });
+            Ok(json!({ "flap": true }))
+        }
+        other => Err(format!("unknown command {other:?}")),
+    }
+}
+
+fn status(p: &Arc<Port>) -> Value {
+    p.with_device(|d| {
+        let link = d.mac.link().map(|l| json!({ "speed": l.speed.mbps(), "full_duplex": l.full_duplex }));
+        json!({
+            "name": p.name,
+            "device_id": format!("{:#06x}", d.config.read16(2)),
+            "link": link,
+            "irq_mode": format!("{:?}", d.irqs.mode()),
+            "dma_windows": d.dma.windows(),
+            "vanished": d.mac.faults.vanished,
+        })
+    })
+}

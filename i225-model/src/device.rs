@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One PCI function as the transport sees it: regions (BAR0, BAR3, config
+//! space), guest memory, interrupt lines and reset. No protocol details.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::dma::DmaMap;
+use crate::irq::IrqLines;
+use crate::mac::{Mac, MacConfig};
+use crate::pci_config::{command, ConfigSpace, CONFIG_SIZE, MSIX_PBA_OFFSET};
+use crate::ptp::TimeSource;
+use crate::regs::{BAR0_SIZE, BAR3_SIZE, NUM_MSIX_VECTORS};
+
+/// VFIO PCI region indexes.
+pub const REGION_BAR0: u32 = 0;
+pub const REGION_BAR3: u32 = 3;
+pub const REGION_ROM: u32 = 6;
+pub const REGION_CONFIG: u32 = 7;
+pub const REGION_VGA: u32 = 8;
+pub const NUM_REGIONS: u32 = 9;
+
+/// Why a region access failed (reported to the client as an errno).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessError {
+    /// No such region, or outside it.
+    OutOfRange,
+    /// An access size the region does not support.
+    BadSize,
+}
+
+impl AccessError {
+    pub fn errno(self) -> i32 {
+        libc::EINVAL
+    }
+}
+
+/// Read/write counts of one BAR0 register.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccessCount {
+    pub reads: u64,
+    pub writes: u64,
+}
+
+#[derive(Debug)]
+pub struct Device {
+    pub config: ConfigSpace,
+    pub mac: Mac,
+    pub dma: DmaMap,
+    pub irqs: IrqLines,
+    /// MSI-X table storage (QEMU emulates the table; kept for completeness).
+    msix_table: Vec<u8>,
+    /// BAR0 accesses by register offset.
+    pub mmio: BTreeMap<u32, AccessCount>,
+}
+
+/// Size and access flags of a region (for GET_REGION_INFO).
+pub fn region_size(index: u32) -> u64 {
+    match index {
+        REGION_BAR0 => BAR0_SIZE,
+        REGION_BAR3 => BAR3_SIZE,
+        REGION_CONFIG => CONFIG_SIZE as u64,
+        _ => 0,
+    }
+}
+
+impl Device {
+    pub fn new(device_id: u16, config: MacConfig, clock: Arc<dyn TimeSource>) -> Self {
+        Device {
+            config: ConfigSpace::new(device_id),
+            mac: Mac::new(config, clock),
+            dma: DmaMap::new(),
+            irqs: IrqLines::new(),
+            msix_table: vec![0; NUM_MSIX_VECTORS * 16],
+            mmio: BTreeMap::new(),
+        }
+    }
+
+    /// Function reset (VFIO_USER_DEVICE_RESET or FLR).
+    pub fn reset(&mut self) {
+        self.config.reset();
+        self.mac.power_on_reset();
+        self.msix_table.fill(0);
+        // Pending messages die with the reset; triggers stay installed.
+        let _ = self.mac.take_signals();
+    }
+
+    /// Pushes interrupt messages the MAC decided on to the client.
+    pub fn deliver_irqs(&mut self) {
+        let signals = self.mac.take_signals();
+        let level = self.mac.legacy_irq_asserted();
+        let disabled = self.config.command() & command::INTX_DISABLE != 0;
+        self.irqs.deliver(signals, level, disabled);
+    }
+
+    pub fn read(&mut self, region: u32, offset: u64, buf: &mut [u8]) -> Result<(), AccessError> {
+        let end = offset.checked_add(buf.len() as u64).ok_or(AccessError::OutOfRange)?;
+        if end > region_size(region) {
+            return Err(AccessError::OutOfRange);
+        }
+        match region {
+            REGION_BAR0 => self.bar0_read(offset as u32, buf),
+            REGION_BAR3 => {
+                self.bar3_read(offset, buf);
+                Ok(())
+            }
+            REGION_CONFIG => {
+                self.config.read(offset as usize, buf);
+                Ok(())
+            }
+            _ => Err(AccessError::OutOfRange),
+        }
+    }
+
+    pub fn write(&mut self, region: u32, offset: u64, data: &[u8]) -> Result<(), AccessError> {
+        let end = offset.checked_add(data.len() as u64).ok_or(AccessError::OutOfRange)?;
+        if end > region_size(region) {
+            return Err(AccessError::OutOfRange);
+        }
+        match region {
+            REGION_BAR0 => self.bar0_write(offset as u32, data)?,
+            REGION_BAR3 => {
+                if let Some(dst) = self.msix_table.get_mut(offset as usize..end as usize) {
+                    dst.copy_from_slice(data);
+                }
+            }
+            REGION_CONFIG => {
+                let fx = self.config.write(offset as usize, data).ok_or(AccessError::OutOfRange)?;
+                if fx.flr {
+                    log::info!("function level reset");
+                    self.reset();
+                }
+            }
+            _ => return Err(AccessError::OutOfRange),
+        }
+        self.deliver_irqs();
+        Ok(())
+    }
+
+    fn count(&mut self, off: u32, write: bool) {
+        let c = self.mmio.entry(off & !3).or_default();
+        if write {
+            c.writes += 1;
+        } else {
+            c.reads += 1;
+        }
+    }
+
+    fn bar0_read(&mut self, off: u32, buf: &mut [u8]) -> Result<(), AccessError> {
+        match buf.len() {
+            4 | 8 => {
+                for (i, chunk) in buf.chunks_mut(4).enumerate() {
+                    let o = off + 4 * i as u32;
+                    self.count(o, false);
+                    chunk.copy_from_slice(&self.mac.read32(o).to_le_bytes());
+                }
+            }
+            1 | 2 => {
+                let aligned = off & !3;
+                self.count(aligned, false);
+                let v = self.mac.read32(aligned).to_le_bytes();
+                let s = (off - aligned) as usize;
+                buf.copy_from_slice(v.get(s..s + buf.len()).ok_or(AccessError::BadSize)?);
+            }
+            _ => return Err(AccessError::BadSize),
+        }
+        Ok(())
+    }
+
+    fn bar0_write(&mut self, off: u32, data: &[u8]) -> Result<(), AccessError> {
+        match data.len() {
+            4 | 8 => {
+                for (i, chunk) in data.chunks(4).enumerate() {
+                    let o = off + 4 * i as u32;
+                    self.count(o, true);
+                    let v = u32::from_le_bytes(chunk.try_into().unwrap());
+                    self.mac.write32(o, v, &self.dma);
+                }
+            }
+            1 | 2 => {
+                let aligned = off & !3;
+                let s = (off - aligned) as usize;
+                if s + data.len() > 4 {
+                    return Err(AccessError::BadSize);
+                }
+                self.count(aligned, true);
+                let mut v = self.mac.reg(aligned).to_le_bytes();
+                v[s..s + data.len()].copy_from_slice(data);
+                self.mac.write32(aligned, u32::from_le_bytes(v), &self.dma);
+            }
+            _ => return Err(AccessError::BadSize),
+        }
+        Ok(())
+    }
+
+    fn bar3_read(&mut self, offset: u64, buf: &mut [u8]) {
+        buf.fill(0);
+        if offset >= MSIX_PBA_OFFSET {
+            let pba = self.irqs.msix_pending().to_le_bytes();
+            for (i, b) in buf.iter_mut().enumerate() {
+                let o = (offset - MSIX_PBA_OFFSET) as usize + i;
+                *b = pba.get(o).copied().unwrap_or(0);
+            }
+        } else if let Some(src) = self.msix_table.get(offset as usize..offset as usize + buf.len()) {
+            buf.copy_from_slice(src);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::irq::{tests::Probe, Notifier, INDEX_MSIX};
+    use crate::ptp::{PtpConfig, VirtualClock};
+    use crate::regs;
+
+    fn device() -> Device {
+        let cfg = MacConfig { mac_addr: [2, 0, 0, 0, 0, 1], ptp: PtpConfig::default() };
+        Device::new(0x15F3, cfg, Arc::new(VirtualClock::new(0)))
+    }
+
+    fn w32(d: &mut Device, off: u32, v: u32) {
+        d.write(REGION_BAR0, off.into(), &v.to_le_bytes()).unwrap();
+    }
+
+    fn r32(d: &mut Device, off: u32) -> u32 {
+        let mut b = [0u8; 4];
+        d.read(REGION_BAR0, off.into(), &mut b).unwrap();
+        u32::from_le_bytes(b)
+    }
+
+    #[test]
+    fn regions_and_sub_dword_access() {
+        let mut d = device();
+        let mut b = [0u8; 2];
+        d.read(REGION_CONFIG, 2, &mut b).unwrap();
+        assert_eq!(u16::from_le_bytes(b), 0x15F3);
+        assert!(d.read(REGION_BAR0, BAR0_SIZE - 2, &mut [0u8; 4]).is_err());
+        assert!(d.read(REGION_ROM, 0, &mut [0u8; 4]).is_err());
+        w32(&mut d, 0x5408, 0x1122_3344);
+        d.write(REGION_BAR0, 0x5409, &[0xAA]).unwrap();
+        assert_eq!(r32(&mut d, 0x5408), 0x1122_AA44);
+        let mut q = [0u8; 8];
+        d.read(REGION_BAR0, 0x5408, &mut q).unwrap();
+        assert_eq!(u32::from_le_bytes(q[..4].try_into().unwrap()), 0x1122_AA44);
+        assert_eq!(d.mmio[&0x5408].writes, 2);
+    }
+
+    #[test]
+    fn msix_delivery_through_eics() {
+        let mut d = device();
+        let probes: Vec<Probe> = (0..5).map(|_| Probe::default()).collect();
+        let t = probes.iter().map(|p| Some(Box::new(p.clone()) as Box<dyn Notifier>)).collect();
+        d.irqs.set_triggers(INDEX_MSIX, 0, t);
+        w32(&mut d, regs::GPIE, 0xC000_0011);
+        w32(&mut d, regs::EIMS, 0x1F);
+        w32(&mut d, regs::EICS, 0b1_0000);
+        assert_eq!(probes[4].hits(), 1);
+        // PBA reflects a masked vector's pending message.
+        d.irqs.action(INDEX_MSIX, 1, &[true], crate::irq::IrqAction::Mask, false);
+        w32(&mut d, regs::EICS, 0b10);
+        let mut pba = [0u8; 8];
+        d.read(REGION_BAR3, MSIX_PBA_OFFSET, &mut pba).unwrap();
+        assert_eq!(pba[0], 0b10);
+    }
+}

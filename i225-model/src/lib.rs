@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A behavioural model of the Intel i225/i226 Ethernet controller, served
+//! to QEMU over vfio-user so the unchanged `igc` driver (and the rigc Rust
+//! driver) can probe it, bring up a link, move traffic and timestamp it.
+//!
+//! Layers, bottom up:
+//! * register semantics, independent of any transport: [`mac`] (BAR0) with
+//!   [`phy`], [`nvm`], [`intr`], [`stats`], [`ptp`], [`tx`] and [`rx`];
+//! * [`pci_config`] and [`device`]: one PCI function (regions, reset,
+//!   guest memory in [`dma`], interrupt lines in [`irq`]);
+//! * [`port`] and [`wire`]: a device with its worker thread, cabled to a
+//!   second port;
+//! * [`vfio_user`]: the protocol server; [`control`]: the control socket.
+
+pub mod cli;
+pub mod control;
+pub mod device;
+pub mod dma;
+pub mod intr;
+pub mod irq;
+pub mod logger;
+pub mod mac;
+pub mod net;
+pub mod nvm;
+pub mod pci_config;
+pub mod phy;
+pub mod port;
+pub mod ptp;
+pub mod regs;
+pub mod rx;
+pub mod stats;
+pub mod tx;
+pub mod vfio_user;
+pub mod wire;

@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The BAR0 register file of one i225 port: reset and link behaviour, the
+//! NVM and PHY access registers, semaphores, interrupts, statistics, PTP and
+//! the queue registers. TX and RX processing live in `tx.rs` and `rx.rs` as
+//! further `impl Mac` blocks.
+//!
+//! Everything here is independent of the transport: a `Mac` is driven by
+//! `read32`/`write32`, `receive` (a frame from the wire) and `tick`, and
+//! reports interrupt messages (`take_signals`) and outgoing frames
+//! (`take_outbox`).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::dma::GuestMemory;
+use crate::intr::{Interrupts, Signals};
+use crate::nvm::Nvm;
+use crate::phy::{Abilities, Link, Partner, Phy, Speed};
+use crate::ptp::{Ptp, PtpConfig, TimeSource};
+use crate::regs::{self, ctrl, eecd, icr, mdic, phpm, qctl, rah, status, swsm, NUM_QUEUES};
+use crate::stats::Stats;
+use crate::wire::Frame;
+
+const NUM_REGS: usize = (regs::BAR0_SIZE / 4) as usize;
+
+/// Static configuration of a port.
+#[derive(Clone, Debug)]
+pub struct MacConfig {
+    pub mac_addr: [u8; 6],
+    pub ptp: PtpConfig,
+}
+
+/// Injectable MAC-level faults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MacFaults {
+    /// The device has "fallen off the bus": every read returns all ones
+    /// and writes are dropped.
+    pub vanished: bool,
+}
+
+/// Per-queue traffic counters (for the control socket).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounters {
+    pub packets: u64,
+    pub bytes: u64,
+    pub drops: u64,
+}
+
+/// State of the TX side that is not in registers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TxQueueState {
+    /// Context descriptors by index (the driver uses index 0).
+    pub ctx: [crate::tx::TxContext; 2],
+}
+
+/// A frame waiting in the RX packet buffer for descriptors.
+#[derive(Clone, Debug)]
+pub(crate) struct PendingRx {
+    pub queue: usize,
+    pub frame: crate::rx::RxFrame,
+}
+
+pub struct Mac {
+    pub(crate) regs: Vec<u32>,
+    pub(crate) config: MacConfig,
+    pub(crate) nvm: Nvm,
+    pub(crate) phy: Phy,
+    pub(crate) intr: Interrupts,
+    pub(crate) stats: Stats,
+    pub(crate) ptp: Ptp,
+    pub(crate) clock: Arc<dyn TimeSource>,
+    pub(crate) txq: [TxQueueState; NUM_QUEUES],
+    pub(crate) rx_backlog: VecDeque<PendingRx>,
+    pub(crate) rx_backlog_bytes: usize,
+    pub(crate) outbox: Vec<Frame>,
+    pub faults: MacFaults,
+    pub tx_counters: [QueueCounters; NUM_QUEUES],
+    pub rx_counters: [QueueCounters; NUM_QUEUES],
+    /// The PHY's published state changed (the link partner must re-check).
+    phy_changed: bool,
+}
+
+impl std::fmt::Debug for Mac {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mac").field("mac_addr", &self.config.mac_addr).field("link", &self.phy.link()).finish()
+    }
+}
+
+impl Mac {
+    pub fn new(config: MacConfig, clock: Arc<dyn TimeSource>) -> Self {
+        let now = clock.now_ns();
+        let mut mac = Mac {
+            regs: vec![0; NUM_REGS],
+            nvm: Nvm::new(config.mac_addr),
+            phy: Phy::new(),
+            intr: Interrupts::new(),
+            stats: Stats::new(),
+            ptp: Ptp::new(now, config.ptp),
+            config,
+            clock,
+            txq: Default::default(),
+            rx_backlog: VecDeque::new(),
+            rx_backlog_bytes: 0,
+            outbox: Vec::new(),
+            faults: MacFaults::default(),
+            tx_counters: Default::default(),
+            rx_counters: Default::default(),
+            phy_changed: true,
+        };
+        mac.reset();
+        mac
+    }
+
+    /// Host time now, from the model's time source.
+    pub fn now(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    pub(crate) fn reg(&self, off: u32) -> u32 {
+        self.regs[(off / 4) as usize]
+    }
+
+    pub(crate) fn set_reg(&mut self, off: u32, val: u32) {
+        self.regs[(off / 4) as usize] = val;
+    }
+
+    /// Power-on reset (VFIO device reset, FLR): MAC reset plus a PHY reset.
+    pub fn power_on_reset(&mut self) {
+        self.phy.reset();
+        self.phy.refresh();
+        self.phy_changed = true;
+        self.reset();
+    }
+
+    /// MAC reset (CTRL.RST): registers to their reset values, RAR0 and the
+    /// NVM-derived registers reloaded. The PHY and its link are untouched.
+    pub fn reset(&mut self) {
+        let now = self.now();
+        self.regs.fill(0);
+        self.set_reg(regs::EECD, self.nvm.eecd_bits() | eecd::AUTO_RD);
+        let mac = self.nvm.mac();
+        self.set_reg(regs::RAL0, u32::from_le_bytes([mac[0], mac[1], mac[2], mac[3]]));
+        self.set_reg(regs::RAH0, u32::from(u16::from_le_bytes([mac[4], mac[5]])) | rah::AV);
+        self.set_reg(regs::TCTL, regs::tctl::PSP);
+        self.set_reg(regs::PHPM, phpm::RST_COMPL);
+        self.set_reg(regs::VET, 0x8100);
+        self.set_reg(regs::RXPBS, 0x0000_00A2);
+        self.set_reg(regs::TXPBS, 0x0400_0014);
+        self.set_reg(regs::RXCSUM, regs::rxcsum::IPOFL | regs::rxcsum::TUOFL);
+        for q in 0..NUM_QUEUES {
+            self.set_reg(regs::rxq(q, regs::SRRCTL), 0x0000_0402);
+        }
+        self.intr.reset();
+        self.stats.clear();
+        self.ptp.reset(now);
+        self.txq = Default::default();
+        self.rx_backlog.clear();
+        self.rx_backlog_bytes = 0;
+    }
+
+    pub fn link(&self) -> Option<Link> {
+        self.phy.link()
+    }
+
+    /// The state a link partner sees: `None` when this PHY is powered down.
+    pub fn phy_advertisement(&self) -> Option<Abilities> {
+        (!self.phy.powered_down()).then(|| self.phy.advertisement())
+    }
+
+    /// Returns true once after the PHY's advertisement or power changed.
+    pub fn take_phy_changed(&mut self) -> bool {
+        std::mem::take(&mut self.phy_changed)
+    }
+
+    /// The far end of the cable changed.
+    pub fn set_partner(&mut self, partner: Partner) {
+        if self.phy.update_link(partner) {
+            self.link_changed();
+        }
+    }
+
+    fn link_changed(&mut self) {
+        log::info!(
+            "link {}",
+            match self.phy.link() {
+                Some(l) => format!("up {} Mb/s {}", l.speed.mbps(), if l.full_duplex { "full" } else { "half" }),
+                None => "down".into(),
+            }
+        );
+        if self.phy.link().is_none() {
+            self.rx_backlog.clear();
+            self.rx_backlog_bytes = 0;
+        }
+        self.intr.raise(icr::LSC);
+    }
+
+    /// Interrupt messages that became due.
+    pub fn take_signals(&mut self) -> Signals {
+        self.intr.take_signals()
+    }
+
+    /// INTx line level.
+    pub fn legacy_irq_asserted(&self) -> bool {
+        self.intr.legacy_asserted()
+    }
+
+    /// Frames transmitted since the last call.
+    pub fn take_outbox(&mut self) -> Vec<Frame> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    pub fn ptp(&self) -> &Ptp {
+        &self.ptp
+    }
+
+    pub fn ptp_mut(&mut self) -> &mut Ptp {
+        &mut self.ptp
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Periodic work (PTP events).
+    pub fn tick(&mut self) {
+        let now = self.now();
+        if self.ptp.tick(now) {
+            self.intr.raise(icr::TS);
+        }
+    }
+
+    fn status(&self) -> u32 {
+        let mut s = 0;
+        if let Some(link) = self.phy.link() {
+            s |= status::LU;
+            if link.full_duplex {
+                s |= status::FD;
+            }
+            s |= match link.speed {
+                Speed::M10 => 0,
+                Speed::M100 => status::SPEED_100,
+                Speed::M1000 => status::SPEED_1000,
+                Speed::M2500 => status::SPEED_1000 | status::SPEED_2500,
+            };
+        }
+        if self.reg(regs::CTRL) & ctrl::GIO_MASTER_DISABLE == 0 {
+            s |= status::GIO_MASTER_ENABLE;
+        }
+        s
+    }
+
+    /// A 32-bit register read with its side effects.
+    pub fn read32(&mut self, off: u32) -> u32 {
+        if self.faults.vanished {
+            return u32::MAX;
+        }
+        let off = off & !3;
+        match off {
+            regs::STATUS => self.status(),
+            regs::EERD => self.nvm.read_eerd(),
+            regs::SRWR => self.nvm.read_srwr(),
+            regs::SWSM => {
+                // Reading returns the old value and takes SMBI.
+                let v = self.reg(regs::SWSM);
+                self.set_reg(regs::SWSM, v | swsm::SMBI);
+                v
+            }
+            // No firmware: its half of SW_FW_SYNC is always free.
+            regs::SW_FW_SYNC => self.reg(off) & 0xFFFF,
+            o if Stats::contains(o) => self.stats.read(o),
+            o if Ptp::contains(o) => {
+                let now = self.now();
+                self.ptp.read(o, now)
+            }
+            o => match self.intr.read(o) {
+                Some(v) => v,
+                None => self.reg(o),
+            },
+        }
+    }
+
+    /// A 32-bit register write with its side effects. `mem` is guest memory
+    /// for the DMA that TDT/RDT writes start.
+    pub fn write32(&mut self, off: u32, val: u32, mem: &dyn GuestMemory) {
+        if self.faults.vanished {
+            return;
+        }
+        let off = off & !3;
+        match off {
+            regs::CTRL => self.write_ctrl(val),
+            regs::STATUS => {}
+            regs::EECD => {
+                if val & eecd::FLUPD != 0 {
+                    self.nvm.flash_update();
+                }
+            }
+            regs::MDIC => self.write_mdic(val),
+            regs::TCTL => {
+                self.set_reg(off, val);
+                if val & regs::tctl::EN != 0 {
+                    (0..NUM_QUEUES).for_each(|q| self.transmit(q, mem));
+                }
+            }
+            regs::EERD => self.nvm.write_eerd(val),
+            regs::SRWR => self.nvm.write_srwr(val),
+            regs::SW_FW_SYNC => self.set_reg(off, val & 0xFFFF),
+            regs::WUS => {
+                let v = self.reg(off) & !val;
+                self.set_reg(off, v);
+            }
+            o if Stats::contains(o) => {}
+            o if Ptp::contains(o) => {
+                let now = self.now();
+                if self.ptp.write(o, val, now) {
+                    self.intr.raise(icr::TS);
+                }
+            }
+            o if (regs::TDBAL0..regs::TXQ_END).contains(&o) => self.write_txq(o, val, mem),
+            o if (regs::RDBAL0..regs::RXQ_END).contains(&o) => self.write_rxq(o, val, mem),
+            o => {
+                if !self.intr.write(o, val) {
+                    self.set_reg(o, val);
+                }
+            }
+        }
+    }
+
+    fn write_ctrl(&mut self, val: u32) {
+        if val & ctrl::RST != 0 {
+            log::debug!("CTRL.RST: MAC reset");
+            self.reset();
+            // RST self-clears; the rest of the written value is discarded
+            // by the reset, as on hardware.
+            return;
+        }
+        let old = self.reg(regs::CTRL);
+        self.set_reg(regs::CTRL, val);
+        if val & ctrl::PHY_RST != 0 && old & ctrl::PHY_RST == 0 {
+            log::debug!("CTRL.PHY_RST: PHY reset");
+            self.reset_phy();
+        }
+    }
+
+    fn reset_phy(&mut self) {
+        let was_up = self.phy.link().is_some();
+        self.phy.reset();
+        self.phy.refresh();
+        self.phy_changed = true;
+        let phpm = self.reg(regs::PHPM) | phpm::RST_COMPL;
+        self.set_reg(regs::PHPM, phpm);
+        if was_up != self.phy.link().is_some() {
+            self.link_changed();
+        }
+    }
+
+    fn write_mdic(&mut self, val: u32) {
+        // The PHY address field is ignored: igc leaves it at 0.
+        let reg = ((val & mdic::REG_MASK) >> mdic::REG_SHIFT) as u8;
+        let result = match val & mdic::OP_MASK {
+            mdic::OP_READ => {
+                let data = self.phy.read(reg);
+                (val & !mdic::DATA_MASK) | u32::from(data) | mdic::READY
+            }
+            mdic::OP_WRITE => {
+                let before = (self.phy.powered_down(), self.phy.advertisement());
+                self.phy.write(reg, val as u16);
+                if before != (self.phy.powered_down(), self.phy.advertisement()) {
+                    self.phy_changed = true;
+                }
+                if self.phy.refresh() {
+                    self.link_changed();
+                }
+                val | mdic::READY
+            }
+            _ => val | mdic::READY | mdic::ERROR,
+        };
+        self.set_reg(regs::MDIC, result);
+    }
+
+    fn write_txq(&mut self, off: u32, val: u32, mem: &dyn GuestMemory) {
+        let q = ((off - regs::TDBAL0) / regs::QUEUE_STRIDE) as usize;
+        let reg = (off - regs::TDBAL0) % regs::QUEUE_STRIDE;
+        match reg {
+            regs::TDT => {
+                self.set_reg(off, val & 0xFFFF);
+                self.transmit(q, mem);
+            }
+            regs::TDH => self.set_reg(off, val & 0xFFFF),
+            regs::TXDCTL => {
+                self.set_reg(off, val & !qctl::SWFLUSH);
+                if val & qctl::ENABLE != 0 {
+                    self.transmit(q, mem);
+                } else {
+                    self.txq[q] = TxQueueState::default();
+                }
+            }
+            _ => self.set_reg(off, val),
+        }
+    }
+
+    fn write_rxq(&mut self, off: u32, val: u32, mem: &dyn GuestMemory) {
+        let q = ((off - regs::RDBAL0) / regs::QUEUE_STRIDE) as usize;
+        let reg = (off - regs::RDBAL0) % regs::QUEUE_STRIDE;
+        match reg {
+            regs::RDT => {
+                self.set_reg(off, val & 0xFFFF);
+                self.drain_rx_backlog(mem);
+            }
+            regs::RDH => self.set_reg(off, val & 0xFFFF),
+            regs::RXDCTL => {
+                self.set_reg(off, val & !qctl::SWFLUSH);
+                if val & qctl::ENABLE == 0 {
+                    self.drop_rx_backlog(q);
+                }
+            }
+            _ => self.set_reg(off, val),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::dma::NoMemory;
+    use crate::phy::{bmsr, BMSR, PHYID1, PHYID2};
+    use crate::ptp::VirtualClock;
+
+    pub const MAC: [u8; 6] = [0x02, 0x1a, 0x25, 0x00, 0x00, 0x01];
+
+    pub fn new_mac() -> (Mac, Arc<VirtualClock>) {
+        let clock = Arc::new(VirtualClock::new(1_000_000));
+        let mac = Mac::new(MacConfig { mac_addr: MAC, ptp: PtpConfig::default() }, clock.clone());
+        (mac, clock)
+    }
+
+    fn mdic_read(m: &mut Mac, reg: u32) -> u16 {
+        m.write32(regs::MDIC, (reg << 16) | mdic::OP_READ, &NoMemory);
+        let v = m.read32(regs::MDIC);
+        assert_ne!(v & mdic::READY, 0);
+        assert_eq!(v & mdic::ERROR, 0);
+        v as u16
+    }
+
+    fn mdic_write(m: &mut Mac, reg: u32, data: u16) {
+        m.write32(regs::MDIC, (reg << 16) | mdic::OP_WRITE | u32::from(data), &NoMemory);
+        assert_ne!(m.read32(regs::MDIC) & mdic::READY, 0);
+    }
+
+    #[test]
+    fn reset_sequence() {
+        let (mut m, _) = new_mac();
+        let mem = NoMemory;
+        // Something the reset must clear, and a clobbered RAR0.
+        m.write32(regs::RCTL, 0x0400_8022, &mem);
+        m.write32(regs::RAH0, 0, &mem);
+        // GIO master disable handshake.
+        m.write32(regs::CTRL, ctrl::GIO_MASTER_DISABLE, &mem);
+        assert_eq!(m.read32(regs::STATUS) & status::GIO_MASTER_ENABLE, 0);
+        let c = m.read32(regs::CTRL);
+        m.write32(regs::CTRL, c | ctrl::RST, &mem);
+        let c = m.read32(regs::CTRL);
+        assert_eq!(c & ctrl::RST, 0, "RST self-clears");
+        assert_ne!(c, u32::MAX);
+        assert_ne!(m.read32(regs::STATUS) & status::GIO_MASTER_ENABLE, 0);
+        assert_ne!(m.read32(regs::EECD) & eecd::AUTO_RD, 0);
+        assert_eq!(m.read32(regs::RCTL), 0);
+        assert_eq!(m.read32(regs::RAL0), 0x0025_1a02);
+        assert_eq!(m.read32(regs::RAH0), rah::AV | 0x0100);
+        assert_ne!(m.read32(regs::PHPM) & phpm::RST_COMPL, 0);
+    }
+
+    #[test]
+    fn nvm_checksum_via_eerd() {
+        let (mut m, _) = new_mac();
+        let eecd = m.read32(regs::EECD);
+        assert_ne!(eecd & eecd::FLASH_DETECTED, 0);
+        let size_field = (eecd >> 11) & 0xF;
+        assert!(1usize << (size_field + 6) >= 0x40);
+        let mut sum = 0u16;
+        for word in 0..=0x3Fu32 {
+            m.write32(regs::EERD, (word << 2) | 1, &NoMemory);
+            let v = m.read32(regs::EERD);
+            assert_ne!(v & 2, 0, "DONE");
+            sum = sum.wrapping_add((v >> 16) as u16);
+        }
+        assert_eq!(sum, 0xBABA);
+    }
+
+    #[test]
+    fn semaphores() {
+        let (mut m, _) = new_mac();
+        let mem = NoMemory;
+        // igc_get_hw_semaphore_i225: SMBI reads 0 the first time only.
+        assert_eq!(m.read32(regs::SWSM) & swsm::SMBI, 0);
+        assert_ne!(m.read32(regs::SWSM) & swsm::SMBI, 0, "now held");
+        let v = m.read32(regs::SWSM);
+        m.write32(regs::SWSM, v | swsm::SWESMBI, &mem);
+        assert_ne!(m.read32(regs::SWSM) & swsm::SWESMBI, 0);
+        // SW_FW_SYNC: firmware bits read as free; software bits stick.
+        m.write32(regs::SW_FW_SYNC, 0xFFFF_0002, &mem);
+        assert_eq!(m.read32(regs::SW_FW_SYNC), 0x2);
+        // Release.
+        m.write32(regs::SWSM, 0, &mem);
+        assert_eq!(m.read32(regs::SWSM) & (swsm::SMBI | swsm::SWESMBI), 0);
+    }
+
+    #[test]
+    fn mdic_phy_id_and_autoneg() {
+        let (mut m, _) = new_mac();
+        m.set_partner(Partner::Present(Abilities::ALL));
+        // Any PHY address works.
+        m.write32(regs::MDIC, (PHYID1 as u32) << 16 | 5 << 21 | mdic::OP_READ, &NoMemory);
+        assert_eq!(m.read32(regs::MDIC) as u16, 0x67C9);
+        assert_eq!(mdic_read(&mut m, PHYID2 as u32), 0xDC00);
+        // Restart autonegotiation as igc_setup_copper_link does.
+        mdic_write(&mut m, 0, 0x1200);
+        mdic_read(&mut m, BMSR as u32);
+        let bmsr = mdic_read(&mut m, BMSR as u32);
+        assert_ne!(bmsr & bmsr::LINK, 0);
+        assert_ne!(bmsr & bmsr::AN_COMPLETE, 0);
+        assert_eq!(mdic_read(&mut m, 0x1E), crate::phy::FW_VERSION_VALUE);
+    }
+
+    #[test]
+    fn status_speed_bits_follow_link() {
+        let (mut m, _) = new_mac();
+        assert_eq!(m.read32(regs::STATUS) & status::LU, 0);
+        m.set_partner(Partner::Present(Abilities::ALL));
+        assert_eq!(m.read32(regs::STATUS), 0x0040_0083 | status::GIO_MASTER_ENABLE);
+        m.set_partner(Partner::Present(Abilities::up_to(Speed::M1000)));
+        assert_eq!(m.read32(regs::STATUS), 0x83 | status::GIO_MASTER_ENABLE);
+        m.set_partner(Partner::Present(Abilities::up_to(Speed::M100)));
+        assert_eq!(m.read32(regs::STATUS), 0x43 | status::GIO_MASTER_ENABLE);
+        // STATUS ignores writes (ethtool register test).
+        m.write32(regs::STATUS, 0x6800D3, &NoMemory);
+        assert_eq!(m.read32(regs::STATUS), 0x43 | status::GIO_MASTER_ENABLE);
+    }
+
+    #[test]
+    fn link_change_raises_lsc() {
+        let (mut m, _) = new_mac();
+        m.write32(regs::IMS, icr::LSC, &NoMemory);
+        m.set_partner(Partner::Present(Abilities::ALL));
+        assert!(m.take_signals().legacy);
+        assert_ne!(m.read32(regs::ICR) & icr::LSC, 0);
+        m.set_partner(Partner::Absent);
+        assert!(m.take_signals().legacy);
+    }
+
+    #[test]
+    fn phy_reset_via_ctrl() {
+        let (mut m, _) = new_mac();
+        m.set_partner(Partner::Present(Abilities::ALL));
+        m.write32(regs::PHPM, 0, &NoMemory);
+        m.write32(regs::CTRL, ctrl::PHY_RST, &NoMemory);
+        m.write32(regs::CTRL, 0, &NoMemory);
+        assert_ne!(m.read32(regs::PHPM) & phpm::RST_COMPL, 0);
+        // Link comes straight back (instant autoneg) at 2.5G.
+        assert_eq!(m.link().unwrap().speed, Speed::M2500);
+    }
+
+    #[test]
+    fn stats_block_clear_on_read() {
+        let (mut m, _) = new_mac();
+        m.stats.add(crate::stats::GOTCL, 0x2_0000_0010);
+        m.stats.add(crate::stats::GPTC, 7);
+        assert_eq!(m.read32(crate::stats::GPTC), 7);
+        assert_eq!(m.read32(crate::stats::GPTC), 0);
+        assert_eq!(m.read32(crate::stats::GOTCL), 0x10);
+        assert_eq!(m.read32(crate::stats::GOTCL + 4), 2);
+        assert_eq!(m.read32(crate::stats::GOTCL), 0);
+    }
+
+    #[test]
+    fn vanished_device_reads_all_ones() {
+        let (mut m, _) = new_mac();
+        m.faults.vanished = true;
+        assert_eq!(m.read32(regs::CTRL), u32::MAX);
+        m.faults.vanished = false;
+        assert_ne!(m.read32(regs::CTRL), u32::MAX);
+    }
+
+    #[test]
+    fn plain_storage_round_trips() {
+        let (mut m, _) = new_mac();
+        for off in [0x0E00u32, 0x5B30, 0x9000, 0xA000, 0x3354, 0x12540] {
+            m.write32(off, 0x1234_5678, &NoMemory);
+            assert_eq!(m.read32(off), 0x1234_5678, "{off:#x}");
+        }
+    }
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `i225-model`: serves emulated i225/i226 ports over vfio-user.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use i225_model::cli::{self, Command, Options};
+use i225_model::mac::MacConfig;
+use i225_model::pci_config::part_name;
+use i225_model::phy::Abilities;
+use i225_model::port::Port;
+use i225_model::ptp::{HostClock, PtpConfig, TimeSource};
+use i225_model::wire::Wire;
+use i225_model::{control, logger, vfio_user};
+
+fn run(opts: Options) -> std::io::Result<()> {
+    let clock: Arc<dyn TimeSource> = Arc::new(HostClock);
+    let wire = Wire::new(opts.ports.len(), opts.wire_delay_ns, Abilities::up_to(opts.partner_speed));
+    let mut ports = Vec::new();
+    let mut servers = Vec::new();
+    for (i, po) in opts.ports.iter().enumerate() {
+        // Bind first: QEMU must find the socket listening when it starts.
+        let listener = vfio_user::bind(&po.socket)?;
+        let config = MacConfig {
+            mac_addr: po.mac_for(i),
+            ptp: PtpConfig { freq_error_ppb: po.ptp_ppb, initial_offset_ns: po.ptp_offset_ns },
+        };
+        let name = format!("port{i}");
+        let (port, _worker) = Port::spawn(name.clone(), i, po.device_id, config.clone(), clock.clone(), &wire);
+        if po.txstmph0_bug {
+            port.with_device(|d| d.mac.ptp_mut().faults.txstmph0_rearm_bug = true);
+        }
+        let m = config.mac_addr;
+        log::info!(
+            "{name}: {} ({:04x}) {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} on {}",
+            part_name(po.device_id).unwrap_or("?"),
+            po.device_id,
+            m[0],
+            m[1],
+            m[2],
+            m[3],
+            m[4],
+            m[5],
+            po.socket.display()
+        );
+        let server_port = port.clone();
+        servers.push(
+            std::thread::Builder::new()
+                .name(format!("{name}-vfio"))
+                .spawn(move || vfio_user::serve(listener, server_port))?,
+        );
+        ports.push(port);
+    }
+    if let Some(path) = &opts.control {
+        let listener = vfio_user::bind(path)?;
+        log::info!("control socket on {}", path.display());
+        let ports = ports.clone();
+        std::thread::Builder::new().name("control".into()).spawn(move || control::serve(listener, ports))?;
+    }
+    for s in servers {
+        let _ = s.join();
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match cli::parse(std::env::args().skip(1)) {
+        Ok(Command::Help) => {
+            println!("{}", cli::USAGE);
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Run(opts)) => {
+            logger::init(opts.log_level);
+            match run(opts) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    log::error!("{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("i225-model: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The IEEE 1588 block: SYSTIM0 (adjustable), SYSTIM1 (free running), the
+//! four TX timestamp register sets, TSICR/TSIM, target times and TSAUXC.
+//!
+//! Timers are linear functions of a host time source (CLOCK_MONOTONIC by
+//! default). SYSTIM0 runs at `(1 ± INCVALUE * 10 / 2^37) * (1 + error)`
+//! times the host rate, which is the exact inverse of `igc_ptp_adjfine_i225`
+//! (INCVALUE = |scaled_ppm| * 2^14 / 78125). `error` is the configured
+//! oscillator frequency error of the port, shared by both timers.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::regs::{self, timinca, tsauxc, tsicr, tsynctxctl};
+
+const NSEC_PER_SEC: i128 = 1_000_000_000;
+
+/// Where the model takes its notion of "now" from, in nanoseconds.
+pub trait TimeSource: Send + Sync {
+    fn now_ns(&self) -> u64;
+}
+
+/// The host's CLOCK_MONOTONIC.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostClock;
+
+impl TimeSource for HostClock {
+    fn now_ns(&self) -> u64 {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime only writes the timespec we pass.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+}
+
+/// A manually driven clock, for tests and deterministic runs.
+#[derive(Debug, Default)]
+pub struct VirtualClock(AtomicU64);
+
+impl VirtualClock {
+    pub fn new(start_ns: u64) -> Self {
+        VirtualClock(AtomicU64::new(start_ns))
+    }
+    pub fn advance(&self, ns: u64) {
+        self.0.fetch_add(ns, Ordering::SeqCst);
+    }
+    pub fn set(&self, ns: u64) {
+        self.0.store(ns, Ordering::SeqCst);
+    }
+}
+
+impl TimeSource for VirtualClock {
+    fn now_ns(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Per-port clock imperfections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PtpConfig {
+    /// Oscillator frequency error in parts per billion.
+    pub freq_error_ppb: i64,
+    /// SYSTIM0 value at power-on, in nanoseconds.
+    pub initial_offset_ns: i64,
+}
+
+/// One hardware timer: value = base_value + elapsed * rate.
+#[derive(Clone, Debug)]
+pub struct Timer {
+    base_host: u64,
+    base_value: i128,
+    timinca: u32,
+    running: bool,
+    freq_error_ppb: i64,
+}
+
+impl Timer {
+    pub fn new(host_now: u64, value: i128, freq_error_ppb: i64) -> Self {
+        Timer { base_host: host_now, base_value: value, timinca: 0, running: true, freq_error_ppb }
+    }
+
+    /// Timer value (ns) at host time `host`.
+    pub fn at(&self, host: u64) -> i128 {
+        if !self.running {
+            return self.base_value;
+        }
+        let dt = i128::from(host) - i128::from(self.base_host);
+        let inc = i128::from(self.timinca & timinca::INCVALUE_MASK);
+        let mut corr = dt * inc * 10 / (1i128 << 37);
+        if self.timinca & timinca::ISGN != 0 {
+            corr = -corr;
+        }
+        let drift = dt * i128::from(self.freq_error_ppb) / NSEC_PER_SEC;
+        (self.base_value + dt + corr + drift).max(0)
+    }
+
+    fn rebase(&mut self, host: u64) {
+        self.base_value = self.at(host);
+        self.base_host = host;
+    }
+
+    pub fn set(&mut self, host: u64, value: i128) {
+        self.base_host = host;
+        self.base_value = value.max(0);
+    }
+
+    pub fn set_timinca(&mut self, host: u64, val: u32) {
+        self.rebase(host);
+        self.timinca = val;
+    }
+
+    pub fn timinca(&self) -> u32 {
+        self.timinca
+    }
+
+    pub fn set_running(&mut self, host: u64, running: bool) {
+        if running != self.running {
+            self.rebase(host);
+            self.running = running;
+        }
+    }
+}
+
+/// Splits a timer value into (seconds, nanoseconds) register halves.
+pub fn split(value: i128) -> (u32, u32) {
+    let v = value.max(0);
+    ((v / NSEC_PER_SEC) as u32, (v % NSEC_PER_SEC) as u32)
+}
+
+fn join(sec: u32, ns: u32) -> i128 {
+    i128::from(sec) * NSEC_PER_SEC + i128::from(ns)
+}
+
+/// TX and RX latencies the driver corrects for, by link speed (ns).
+pub fn latencies(speed_mbps: u32) -> (i128, i128) {
+    match speed_mbps {
+        10 => (240, 6450),
+        100 => (58, 185),
+        1000 => (80, 300),
+        2500 => (1325, 1485),
+        _ => (0, 0),
+    }
+}
+
+/// Register addresses of the four TX timestamp sets (low, high).
+pub const TXSTMP: [(u32, u32); 4] = [
+    (regs::TXSTMPL_0, regs::TXSTMPH_0),
+    (regs::TXSTMPL_1, regs::TXSTMPH_1),
+    (regs::TXSTMPL_2, regs::TXSTMPH_2),
+    (regs::TXSTMPL_3, regs::TXSTMPH_3),
+];
+
+/// Injectable faults of the timestamping unit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PtpFaults {
+    /// Model the i225 erratum: after a TXTS event, no further TXTS event is
+    /// raised until TXSTMPH_0 has been read.
+    pub txstmph0_rearm_bug: bool,
+    /// Number of upcoming TXTS events whose interrupt is silently lost.
+    pub drop_txts_irqs: u32,
+}
+
+/// Counters for the control socket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PtpCounters {
+    pub tx_captured: u64,
+    pub tx_skipped_busy: u64,
+    pub tx_read: u64,
+    pub rx_stamped: u64,
+    pub txts_irqs_dropped: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ptp {
+    pub systim0: Timer,
+    pub systim1: Timer,
+    latch0: i128,
+    latch1: i128,
+    pending_ns0: u32,
+    pending_ns1: u32,
+    timadj: u32,
+    tsynctxctl: u32,
+    txstmp: [(u32, u32); 4],
+    tsyncrxctl: u32,
+    tsauxc: u32,
+    trgttim: [(u32, u32); 2],
+    tsicr: u32,
+    tsim: u32,
+    last_second: u32,
+    txts_armed: bool,
+    pub faults: PtpFaults,
+    pub counters: PtpCounters,
+}
+
+impl Ptp {
+    pub fn new(host_now: u64, cfg: PtpConfig) -> Self {
+        Ptp {
+            systim0: Timer::new(host_now, i128::from(cfg.initial_offset_ns.max(0)), cfg.freq_error_ppb),
+            systim1: Timer::new(host_now, 0, cfg.freq_error_ppb),
+            latch0: 0,
+            latch1: 0,
+            pending_ns0: 0,
+            pending_ns1: 0,
+            timadj: 0,
+            tsynctxctl: 0,
+            txstmp: [(0, 0); 4],
+            tsyncrxctl: 0,
+            tsauxc: 0,
+            trgttim: [(0, 0); 2],
+            tsicr: 0,
+            tsim: 0,
+            last_second: 0,
+            txts_armed: true,
+            faults: PtpFaults::default(),
+            counters: PtpCounters::default(),
+        }
+    }
+
+    /// MAC reset: control registers clear, the timers keep counting (the
+    /// driver saves and restores the time around its resets anyway).
+    pub fn reset(&mut self, host: u64) {
+        self.systim0.set_timinca(host, 0);
+        self.systim0.set_running(host, true);
+        self.systim1.set_running(host, true);
+        self.timadj = 0;
+        self.tsynctxctl = 0;
+        self.txstmp = [(0, 0); 4];
+        self.tsyncrxctl = 0;
+        self.tsauxc = 0;
+        self.trgttim = [(0, 0); 2];
+        self.tsicr = 0;
+        self.tsim = 0;
+        self.txts_armed = true;
+    }
+
+    pub fn contains(off: u32) -> bool {
+        (0xB600..0xB700).contains(&off)
+    }
+
+    pub fn tsyncrxctl(&self) -> u32 {
+        self.tsyncrxctl
+    }
+
+    /// True if a TSICR cause enabled in TSIM is pending.
+    pub fn interrupt_pending(&self) -> bool {
+        self.tsicr & self.tsim != 0
+    }
+
+    /// Sets TSICR causes; returns true if an enabled cause became pending
+    /// (the caller then raises ICR.TS).
+    fn set_cause(&mut self, cause: u32) -> bool {
+        self.tsicr |= cause;
+        cause & self.tsim != 0
+    }
+
+    pub fn read(&mut self, off: u32, host: u64) -> u32 {
+        match off {
+            regs::SYSTIML | regs::SYSTIMR => {
+                self.latch0 = self.systim0.at(host);
+                if off == regs::SYSTIMR {
+                    0
+                } else {
+                    split(self.latch0).1
+                }
+            }
+            regs::SYSTIMH => split(self.latch0).0,
+            regs::SYSTIML_1 | regs::SYSTIMR_1 => {
+                self.latch1 = self.systim1.at(host);
+                if off == regs::SYSTIMR_1 {
+                    0
+                } else {
+                    split(self.latch1).1
+                }
+            }
+            regs::SYSTIMH_1 => split(self.latch1).0,
+            regs::TIMINCA => self.systim0.timinca(),
+            regs::TIMINCA_1 => self.systim1.timinca(),
+            regs::TIMADJ => self.timadj,
+            regs::TSYNCTXCTL => self.tsynctxctl,
+            regs::TSYNCRXCTL => self.tsyncrxctl,
+            regs::TSAUXC => self.tsauxc,
+            regs::TRGTTIML0 => self.trgttim[0].1,
+            regs::TRGTTIMH0 => self.trgttim[0].0,
+            regs::TRGTTIML1 => self.trgttim[1].1,
+            regs::TRGTTIMH1 => self.trgttim[1].0,
+            regs::TSICR => std::mem::take(&mut self.tsicr),
+            regs::TSIM => self.tsim,
+            _ => {
+                if let Some(i) = TXSTMP.iter().position(|&(l, _)| l == off) {
+                    return self.txstmp[i].1;
+                }
+                if let Some(i) = TXSTMP.iter().position(|&(_, h)| h == off) {
+                    return self.read_txstmph(i);
+                }
+                0
+            }
+        }
+    }
+
+    /// Reading TXSTMPH_i releases set i. Per the driver ("reading the high
+    /// register of the first set ... clears all the equivalent bits"),
+    /// reading set 0 clears every TXTT bit and re-arms the TXTS event.
+    fn read_txstmph(&mut self, set: usize) -> u32 {
+        let valid = tsynctxctl::TXTT_MASK & (1 << set) & self.tsynctxctl != 0;
+        if set == 0 {
+            self.tsynctxctl &= !tsynctxctl::TXTT_MASK;
+            self.txts_armed = true;
+        } else {
+            self.tsynctxctl &= !(1 << set);
+        }
+        if valid {
+            self.counters.tx_read += 1;
+        }
+        self.txstmp[set].0
+    }
+
+    /// A register write; returns true if ICR.TS must be raised.
+    pub fn write(&mut self, off: u32, val: u32, host: u64) -> bool {
+        match off {
+            regs::SYSTIML => self.pending_ns0 = val,
+            regs::SYSTIMH => self.systim0.set(host, join(val, self.pending_ns0)),
+            regs::SYSTIML_1 => self.pending_ns1 = val,
+            regs::SYSTIMH_1 => self.systim1.set(host, join(val, self.pending_ns1)),
+            regs::TIMINCA => self.systim0.set_timinca(host, val),
+            regs::TIMINCA_1 => self.systim1.set_timinca(host, val),
+            regs::TIMADJ => {
+                let delta = i128::from(val & 0x3FFF_FFFF);
+                if delta != 0 {
+                    let now = self.systim0.at(host);
+                    let new = if val & (1 << 31) != 0 { now - delta } else { now + delta };
+                    self.systim0.set(host, new);
+                }
+                self.timadj = val & !0x3FFF_FFFF & !(1 << 31);
+            }
+            regs::TSYNCTXCTL => {
+                self.tsynctxctl = (self.tsynctxctl & tsynctxctl::TXTT_MASK) | (val & !tsynctxctl::TXTT_MASK)
+            }
+            regs::TSYNCRXCTL => self.tsyncrxctl = val,
+            regs::TSAUXC => {
+                self.tsauxc = val;
+                self.systim0.set_running(host, val & tsauxc::DISABLE_SYSTIM0 == 0);
+                self.systim1.set_running(host, val & tsauxc::DISABLE_SYSTIM1 == 0);
+            }
+            regs::TRGTTIML0 => self.trgttim[0].1 = val,
+            regs::TRGTTIMH0 => self.trgttim[0].0 = val,
+            regs::TRGTTIML1 => self.trgttim[1].1 = val,
+            regs::TRGTTIMH1 => self.trgttim[1].0 = val,
+            regs::TSICR => self.tsicr &= !val,
+            regs::TSIM => {
+                let newly = val & !self.tsim;
+                self.tsim = val;
+                return self.tsicr & newly != 0;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// Captures a TX timestamp into `set` for a frame that left the MAC at
+    /// host time `host`. `latency` is subtracted so that the driver's TX
+    /// latency correction lands on the wire time. Returns true if ICR.TS
+    /// must be raised.
+    pub fn capture_tx(&mut self, set: usize, use_timer1: bool, host: u64, latency: i128) -> bool {
+        if self.tsynctxctl & tsynctxctl::ENABLED == 0 || set > 3 {
+            return false;
+        }
+        if self.tsynctxctl & (1 << set) != 0 {
+            // The set still holds an unread stamp: keep it.
+            self.counters.tx_skipped_busy += 1;
+            return false;
+        }
+        let timer = if use_timer1 { &self.systim1 } else { &self.systim0 };
+        self.txstmp[set] = split(timer.at(host) - latency);
+        self.tsynctxctl |= 1 << set;
+        self.counters.tx_captured += 1;
+
+        if self.faults.txstmph0_rearm_bug && !self.txts_armed {
+            return false;
+        }
+        if self.faults.drop_txts_irqs > 0 {
+            self.faults.drop_txts_irqs -= 1;
+            self.counters.txts_irqs_dropped += 1;
+            return false;
+        }
+        self.txts_armed = false;
+        self.set_cause(tsicr::TXTS)
+    }
+
+    /// Value of timer `sel` (SRRCTL TIMERxSEL encoding) at `host`.
+    fn timer_value(&self, sel: u32, host: u64) -> i128 {
+        match sel {
+            0 => self.systim0.at(host),
+            1 => self.systim1.at(host),
+            _ => 0,
+        }
+    }
+
+    /// The 16-byte header put in front of a received frame: timer1-slot
+    /// (ns, s) then timer0-slot (ns, s), each from the timer SRRCTL selects.
+    pub fn rx_header(&mut self, srrctl: u32, host: u64, latency: i128) -> [u8; 16] {
+        use crate::regs::srrctl::{TIMER0SEL_SHIFT, TIMER1SEL_SHIFT};
+        let t1 = split(self.timer_value((srrctl >> TIMER1SEL_SHIFT) & 3, host) + latency);
+        let t0 = split(self.timer_value((srrctl >> TIMER0SEL_SHIFT) & 3, host) + latency);
+        let mut h = [0u8; 16];
+        h[0..4].copy_from_slice(&t1.1.to_le_bytes());
+        h[4..8].copy_from_slice(&t1.0.to_le_bytes());
+        h[8..12].copy_from_slice(&t0.1.to_le_bytes());
+        h[12..16].copy_from_slice(&t0.0.to_le_bytes());
+        self.counters.rx_stamped += 1;
+        h
+    }
+
+    /// Periodic work: SYS_WRAP on each new second of SYSTIM0, target time
+    /// events. Returns true if ICR.TS must be raised.
+    pub fn tick(&mut self, host: u64) -> bool {
+        let now = self.systim0.at(host);
+        let mut cause = 0;
+        let sec = split(now).0;
+        if sec != self.last_second {
+            self.last_second = sec;
+            cause |= tsicr::SYS_WRAP;
+        }
+        for (i, (en, bit)) in [(tsauxc::EN_TT0, tsicr::TT0), (tsauxc::EN_TT1, tsicr::TT1)].into_iter().enumerate() {
+            let (h, l) = self.trgttim[i];
+            // Bits 31:30 of TRGTTIML select the timer; only SYSTIM0 is used.
+            if self.tsauxc & en != 0 && now >= join(h, l & 0x3FFF_FFFF) {
+                cause |= bit;
+                if self.tsauxc & tsauxc::DIS_TS_CLEAR == 0 {
+                    self.tsauxc &= !en;
+                }
+            }
+        }
+        cause != 0 && self.set_cause(cause)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scaled_ppm_to_timinca(scaled_ppm: i64) -> u32 {
+        // igc_ptp_adjfine_i225
+        let rate = ((scaled_ppm.unsigned_abs()) << 14) / 78125;
+        let mut inca = (rate as u32) & timinca::INCVALUE_MASK;
+        if scaled_ppm < 0 {
+            inca |= timinca::ISGN;
+        }
+        inca
+    }
+
+    #[test]
+    fn systiml_read_latches_systimh() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::SYSTIML, 999_999_990, 0);
+        p.write(regs::SYSTIMH, 41, 0);
+        let l = p.read(regs::SYSTIML, 5);
+        // The timer crosses the second boundary, but H comes from the latch.
+        let h = p.read(regs::SYSTIMH, 100);
+        assert_eq!((h, l), (41, 999_999_995));
+        assert_eq!(p.read(regs::SYSTIML, 100), 90);
+        assert_eq!(p.read(regs::SYSTIMH, 100), 42);
+    }
+
+    #[test]
+    fn timinca_inverts_adjfine() {
+        // +100 ppm and -50 ppm, each over one second of host time.
+        for (ppm, expect_ns) in [(100i64, 1_000_100_000i128), (-50, 999_950_000)] {
+            let mut p = Ptp::new(0, PtpConfig::default());
+            p.write(regs::TIMINCA, scaled_ppm_to_timinca(ppm << 16), 0);
+            let t = p.systim0.at(1_000_000_000);
+            assert!((t - expect_ns).abs() <= 1, "ppm {ppm}: {t}");
+        }
+    }
+
+    #[test]
+    fn frequency_error_and_offset_are_per_port() {
+        let cfg = PtpConfig { freq_error_ppb: 20_000, initial_offset_ns: 5_000 };
+        let p = Ptp::new(0, cfg);
+        assert_eq!(p.systim0.at(1_000_000_000), 5_000 + 1_000_020_000);
+        assert_eq!(p.systim1.at(1_000_000_000), 1_000_020_000);
+    }
+
+    #[test]
+    fn tsauxc_disable0_stops_systim0() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::TSAUXC, tsauxc::DISABLE_SYSTIM0, 100);
+        assert_eq!(p.systim0.at(10_000), 100);
+        p.write(regs::TSAUXC, 0, 10_000);
+        assert_eq!(p.systim0.at(10_050), 150);
+    }
+
+    #[test]
+    fn tx_stamp_sets_latch_and_rearm() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::TSIM, tsicr::TXTS, 0);
+        p.write(regs::TSYNCTXCTL, 0x30, 0);
+        assert!(p.capture_tx(0, false, 1_000, 0));
+        assert!(!p.capture_tx(0, false, 2_000, 0), "busy set keeps its stamp");
+        assert_eq!(p.read(regs::TSYNCTXCTL, 0) & 0xF, 1);
+        assert_eq!(p.read(regs::TSICR, 0), tsicr::TXTS);
+        assert_eq!(p.read(regs::TSICR, 0), 0, "TSICR is read-to-clear");
+        assert_eq!(p.read(regs::TXSTMPL_0, 0), 1_000);
+        assert_eq!(p.read(regs::TXSTMPH_0, 0), 0);
+        assert_eq!(p.read(regs::TSYNCTXCTL, 0) & 0xF, 0);
+        assert!(p.capture_tx(2, false, 3_000, 0));
+        assert_eq!(p.read(regs::TXSTMPL_2, 0), 3_000);
+        assert_eq!(p.counters.tx_captured, 2);
+    }
+
+    #[test]
+    fn rearm_bug_needs_txstmph0_read() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.faults.txstmph0_rearm_bug = true;
+        p.write(regs::TSIM, tsicr::TXTS, 0);
+        p.write(regs::TSYNCTXCTL, 0x30, 0);
+        assert!(p.capture_tx(1, false, 10, 0));
+        p.read(regs::TSICR, 0);
+        p.read(regs::TXSTMPH_1, 0);
+        assert!(!p.capture_tx(2, false, 20, 0), "no event until TXSTMPH_0 is read");
+        assert_eq!(p.read(regs::TSYNCTXCTL, 0) & 0xF, 0b100, "stamp still captured");
+        p.read(regs::TXSTMPH_0, 0);
+        assert!(p.capture_tx(3, false, 30, 0));
+    }
+
+    #[test]
+    fn rx_header_uses_selected_timers() {
+        let mut p = Ptp::new(0, PtpConfig { freq_error_ppb: 0, initial_offset_ns: 2_000_000_000 });
+        // TIMER1SEL = 1 (SYSTIM1), TIMER0SEL = 0 (SYSTIM0), as igc programs.
+        let h = p.rx_header(0x4200_4402, 500, 0);
+        let dw = |i: usize| u32::from_le_bytes(h[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!((dw(0), dw(1)), (500, 0));
+        assert_eq!((dw(2), dw(3)), (500, 2));
+    }
+
+    #[test]
+    fn sys_wrap_each_second() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::TSIM, tsicr::SYS_WRAP, 0);
+        assert!(!p.tick(10));
+        assert!(p.tick(1_000_000_001));
+        assert_eq!(p.read(regs::TSICR, 0), tsicr::SYS_WRAP);
+    }
+}

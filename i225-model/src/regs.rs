@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! BAR0 register offsets and bit fields of the i225/i226 MAC.
+//!
+//! Names follow the C `igc` driver (without the `IGC_` prefix) so the model
+//! can be read side by side with `igc_regs.h` / `igc_defines.h`.
+
+/// Size of BAR0 (register space) in bytes.
+pub const BAR0_SIZE: u64 = 1 << 20;
+/// Size of BAR3 (MSI-X table and PBA) in bytes.
+pub const BAR3_SIZE: u64 = 16 << 10;
+
+/// Number of TX and RX queues.
+pub const NUM_QUEUES: usize = 4;
+/// Number of MSI-X vectors.
+pub const NUM_MSIX_VECTORS: usize = 5;
+
+// General control and status.
+pub const CTRL: u32 = 0x0000;
+pub const STATUS: u32 = 0x0008;
+pub const EECD: u32 = 0x0010;
+pub const CTRL_EXT: u32 = 0x0018;
+pub const MDIC: u32 = 0x0020;
+pub const VET: u32 = 0x0038;
+pub const RCTL: u32 = 0x0100;
+pub const TCTL: u32 = 0x0400;
+pub const PHPM: u32 = 0x0E14;
+
+// Interrupts.
+pub const ICR: u32 = 0x1500;
+pub const ICS: u32 = 0x1504;
+pub const IMS: u32 = 0x1508;
+pub const IMC: u32 = 0x150C;
+pub const IAM: u32 = 0x1510;
+pub const GPIE: u32 = 0x1514;
+pub const EICS: u32 = 0x1520;
+pub const EIMS: u32 = 0x1524;
+pub const EIMC: u32 = 0x1528;
+pub const EIAC: u32 = 0x152C;
+pub const EIAM: u32 = 0x1530;
+pub const EICR: u32 = 0x1580;
+pub const EITR0: u32 = 0x1680;
+pub const IVAR0: u32 = 0x1700;
+pub const IVAR_MISC: u32 = 0x1740;
+
+pub const RXPBS: u32 = 0x2404;
+pub const TXPBS: u32 = 0x3404;
+
+// Statistics block (clear on read).
+pub const STATS_START: u32 = 0x4000;
+pub const STATS_END: u32 = 0x42A4;
+
+// RX filtering and offloads.
+pub const RXCSUM: u32 = 0x5000;
+pub const RLPML: u32 = 0x5004;
+pub const MTA: u32 = 0x5200;
+pub const MTA_ENTRIES: usize = 128;
+pub const RAL0: u32 = 0x5400;
+pub const RAH0: u32 = 0x5404;
+pub const RAR_ENTRIES: usize = 16;
+pub const WUS: u32 = 0x5810;
+pub const MRQC: u32 = 0x5818;
+pub const MANC: u32 = 0x5820;
+pub const SWSM: u32 = 0x5B50;
+pub const FWSM: u32 = 0x5B54;
+pub const SW_FW_SYNC: u32 = 0x5B5C;
+pub const RETA: u32 = 0x5C00;
+pub const RSSRK: u32 = 0x5C80;
+
+// PTP block.
+pub const SYSTIML: u32 = 0xB600;
+pub const SYSTIMH: u32 = 0xB604;
+pub const TIMINCA: u32 = 0xB608;
+pub const TIMADJ: u32 = 0xB60C;
+pub const TSYNCTXCTL: u32 = 0xB614;
+pub const TXSTMPL_0: u32 = 0xB618;
+pub const TXSTMPH_0: u32 = 0xB61C;
+pub const TSYNCRXCTL: u32 = 0xB620;
+pub const TSAUXC: u32 = 0xB640;
+pub const TRGTTIML0: u32 = 0xB644;
+pub const TRGTTIMH0: u32 = 0xB648;
+pub const TRGTTIML1: u32 = 0xB64C;
+pub const TRGTTIMH1: u32 = 0xB650;
+pub const TSICR: u32 = 0xB66C;
+pub const TSIM: u32 = 0xB674;
+pub const SYSTIMR_1: u32 = 0xB684;
+pub const SYSTIML_1: u32 = 0xB688;
+pub const SYSTIMH_1: u32 = 0xB68C;
+pub const TIMINCA_1: u32 = 0xB690;
+pub const TXSTMPL_1: u32 = 0xB698;
+pub const TXSTMPH_1: u32 = 0xB69C;
+pub const TXSTMPL_2: u32 = 0xB6B8;
+pub const TXSTMPH_2: u32 = 0xB6BC;
+pub const TXSTMPL_3: u32 = 0xB6D8;
+pub const TXSTMPH_3: u32 = 0xB6DC;
+pub const SYSTIMR: u32 = 0xB6F8;
+
+// Per-queue registers (stride 0x40).
+pub const RDBAL0: u32 = 0xC000;
+pub const RXQ_END: u32 = 0xC100;
+pub const TDBAL0: u32 = 0xE000;
+pub const TXQ_END: u32 = 0xE100;
+pub const QUEUE_STRIDE: u32 = 0x40;
+pub const RDBAL: u32 = 0x00;
+pub const RDBAH: u32 = 0x04;
+pub const RDLEN: u32 = 0x08;
+pub const SRRCTL: u32 = 0x0C;
+pub const RDH: u32 = 0x10;
+pub const RDT: u32 = 0x18;
+pub const RXDCTL: u32 = 0x28;
+pub const RQDPC: u32 = 0x30;
+pub const TDBAL: u32 = 0x00;
+pub const TDBAH: u32 = 0x04;
+pub const TDLEN: u32 = 0x08;
+pub const TDH: u32 = 0x10;
+pub const TDT: u32 = 0x18;
+pub const TXDCTL: u32 = 0x28;
+
+// NVM access.
+pub const EERD: u32 = 0x12014;
+pub const EEWR: u32 = 0x12018;
+pub const SRWR: u32 = EEWR;
+
+/// Per-queue register address helpers.
+pub const fn rxq(n: usize, reg: u32) -> u32 {
+    RDBAL0 + n as u32 * QUEUE_STRIDE + reg
+}
+pub const fn txq(n: usize, reg: u32) -> u32 {
+    TDBAL0 + n as u32 * QUEUE_STRIDE + reg
+}
+pub const fn ral(n: usize) -> u32 {
+    RAL0 + 8 * n as u32
+}
+pub const fn rah(n: usize) -> u32 {
+    RAH0 + 8 * n as u32
+}
+
+pub mod ctrl {
+    pub const GIO_MASTER_DISABLE: u32 = 1 << 2;
+    pub const SLU: u32 = 1 << 6;
+    pub const FRCSPD: u32 = 1 << 11;
+    pub const FRCDPX: u32 = 1 << 12;
+    pub const RST: u32 = 1 << 26;
+    pub const RFCE: u32 = 1 << 27;
+    pub const TFCE: u32 = 1 << 28;
+    pub const VME: u32 = 1 << 30;
+    pub const PHY_RST: u32 = 1 << 31;
+}
+
+pub mod status {
+    pub const FD: u32 = 1 << 0;
+    pub const LU: u32 = 1 << 1;
+    pub const SPEED_100: u32 = 1 << 6;
+    pub const SPEED_1000: u32 = 1 << 7;
+    pub const GIO_MASTER_ENABLE: u32 = 1 << 19;
+    pub const SPEED_2500: u32 = 1 << 22;
+}
+
+pub mod eecd {
+    pub const AUTO_RD: u32 = 1 << 9;
+    pub const SIZE_SHIFT: u32 = 11;
+    pub const FLASH_DETECTED: u32 = 1 << 19;
+    pub const FLUPD: u32 = 1 << 23;
+    pub const FLUDONE: u32 = 1 << 26;
+}
+
+pub mod ctrl_ext {
+    pub const DRV_LOAD: u32 = 1 << 28;
+}
+
+pub mod mdic {
+    pub const DATA_MASK: u32 = 0xFFFF;
+    pub const REG_SHIFT: u32 = 16;
+    pub const REG_MASK: u32 = 0x1F << REG_SHIFT;
+    pub const PHY_SHIFT: u32 = 21;
+    pub const OP_WRITE: u32 = 1 << 26;
+    pub const OP_READ: u32 = 2 << 26;
+    pub const OP_MASK: u32 = 3 << 26;
+    pub const READY: u32 = 1 << 28;
+    pub const ERROR: u32 = 1 << 30;
+}
+
+pub mod nvm_rw {
+    pub const START: u32 = 1 << 0;
+    pub const DONE: u32 = 1 << 1;
+    pub const ADDR_SHIFT: u32 = 2;
+    pub const ADDR_MASK: u32 = 0x3FFF;
+    pub const DATA_SHIFT: u32 = 16;
+}
+
+pub mod swsm {
+    pub const SMBI: u32 = 1 << 0;
+    pub const SWESMBI: u32 = 1 << 1;
+}
+
+pub mod phpm {
+    pub const RST_COMPL: u32 = 1 << 8;
+}
+
+pub mod icr {
+    pub const TXDW: u32 = 1 << 0;
+    pub const LSC: u32 = 1 << 2;
+    pub const RXDMT0: u32 = 1 << 4;
+    pub const RXO: u32 = 1 << 6;
+    pub const RXT0: u32 = 1 << 7;
+    pub const TS: u32 = 1 << 19;
+    pub const INT_ASSERTED: u32 = 1 << 31;
+}
+
+pub mod gpie {
+    pub const NSICR: u32 = 1 << 0;
+    pub const MSIX_MODE: u32 = 1 << 4;
+    pub const EIAME: u32 = 1 << 30;
+    pub const PBA: u32 = 1 << 31;
+}
+
+pub mod ivar {
+    pub const VALID: u32 = 0x80;
+    pub const VECTOR_MASK: u32 = 0x1F;
+}
+
+pub mod rctl {
+    pub const EN: u32 = 1 << 1;
+    pub const SBP: u32 = 1 << 2;
+    pub const UPE: u32 = 1 << 3;
+    pub const MPE: u32 = 1 << 4;
+    pub const LPE: u32 = 1 << 5;
+    pub const MO_SHIFT: u32 = 12;
+    pub const BAM: u32 = 1 << 15;
+    pub const BSIZE_SHIFT: u32 = 16;
+    pub const SECRC: u32 = 1 << 26;
+}
+
+pub mod tctl {
+    pub const EN: u32 = 1 << 1;
+    pub const PSP: u32 = 1 << 3;
+}
+
+pub mod rah {
+    pub const ASEL_MASK: u32 = 3 << 16;
+    pub const AV: u32 = 1 << 31;
+}
+
+pub mod qctl {
+    /// TXDCTL/RXDCTL queue enable.
+    pub const ENABLE: u32 = 1 << 25;
+    /// TXDCTL/RXDCTL software flush (self-clearing).
+    pub const SWFLUSH: u32 = 1 << 26;
+}
+
+pub mod srrctl {
+    pub const BSIZEPKT_MASK: u32 = 0x7F;
+    pub const TIMER1SEL_SHIFT: u32 = 14;
+    pub const TIMER0SEL_SHIFT: u32 = 17;
+    pub const DROP_EN: u32 = 1 << 31;
+    pub const TIMESTAMP: u32 = 1 << 30;
+}
+
+pub mod rxcsum {
+    pub const IPOFL: u32 = 1 << 8;
+    pub const TUOFL: u32 = 1 << 9;
+    pub const PCSD: u32 = 1 << 13;
+}
+
+pub mod mrqc {
+    pub const ENABLE_MASK: u32 = 0x7;
+    pub const ENABLE_RSS_MQ: u32 = 0x2;
+    pub const FIELD_IPV4_TCP: u32 = 1 << 16;
+    pub const FIELD_IPV4: u32 = 1 << 17;
+    pub const FIELD_IPV6_TCP_EX: u32 = 1 << 18;
+    pub const FIELD_IPV6: u32 = 1 << 20;
+    pub const FIELD_IPV6_TCP: u32 = 1 << 21;
+    pub const FIELD_IPV4_UDP: u32 = 1 << 22;
+    pub const FIELD_IPV6_UDP: u32 = 1 << 23;
+}
+
+pub mod rxpbs {
+    pub const CFG_TS_EN: u32 = 1 << 31;
+}
+
+pub mod tsynctxctl {
+    pub const TXTT_MASK: u32 = 0xF;
+    pub const ENABLED: u32 = 1 << 4;
+}
+
+pub mod tsyncrxctl {
+    pub const ENABLED: u32 = 1 << 4;
+}
+
+pub mod tsicr {
+    pub const SYS_WRAP: u32 = 1 << 0;
+    pub const TXTS: u32 = 1 << 1;
+    pub const TT0: u32 = 1 << 3;
+    pub const TT1: u32 = 1 << 4;
+}
+
+pub mod tsauxc {
+    pub const EN_TT0: u32 = 1 << 0;
+    pub const EN_TT1: u32 = 1 << 1;
+    /// Stops SYSTIM1 (the driver names it DISABLE1).
+    pub const DISABLE_SYSTIM1: u32 = 1 << 27;
+    pub const DIS_TS_CLEAR: u32 = 1 << 30;
+    /// Stops SYSTIM0.
+    pub const DISABLE_SYSTIM0: u32 = 1 << 31;
+}
+
+pub mod timinca {
+    /// Sign of the correction: set means the clock runs slower than nominal.
+    pub const ISGN: u32 = 1 << 31;
+    pub const INCVALUE_MASK: u32 = 0x7FFF_FFFF;
+}
