@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Makefile for rigc, the Rust driver for the Intel(R) I225/I226 controllers.
+# rigc, the Rust driver for the Intel(R) I225/I226 controllers.
 #
 
 ifneq ($(KERNELRELEASE),)

@@ -245,7 +245,10 @@ mod tests {
         assert_eq!(CTRL::zeroed().with_gio_master_disable(true).into_raw(), 0x4);
         assert_eq!(CTRL::zeroed().with_vme(true).into_raw(), 0x4000_0000);
         assert_eq!(
-            CTRL::zeroed().with_frcspd(true).with_frcdpx(true).into_raw(),
+            CTRL::zeroed()
+                .with_frcspd(true)
+                .with_frcdpx(true)
+                .into_raw(),
             0x0000_1800
         );
     }
@@ -304,6 +307,9 @@ mod tests {
         assert_eq!(<TXSTMPH_0 as Register>::OFFSET, 0xB61C);
         assert_eq!(<TSICR as Register>::OFFSET, 0xB66C);
         assert_eq!(TSYNCTXCTL::zeroed().with_enabled(true).into_raw(), 0x10);
-        assert_eq!(TIMADJ::zeroed().with_adjust_meth(true).into_raw(), 0x4000_0000);
+        assert_eq!(
+            TIMADJ::zeroed().with_adjust_meth(true).into_raw(),
+            0x4000_0000
+        );
     }
 }
