@@ -5,13 +5,11 @@
 # lab-vm: --driver igc --ports 2
 . "$(dirname "$0")/lib.sh"
 
-ifaces() { for d in /sys/bus/pci/drivers/igc/0000:*/net/*; do basename "$d"; done; }
-
 check "igc bound two ports" test "$(ls -d /sys/bus/pci/drivers/igc/0000:* | wc -l)" = 2
 check "no error or warning from igc in dmesg" \
 	sh -c '! dmesg | grep -iE "igc.*(error|fail|warn|invalid)"'
 n=0
-for i in $(ifaces); do
+for i in $(port_ifaces igc); do
 	ip link set "$i" up
 	mac=$(cat "/sys/class/net/$i/address")
 	check "$i has the model's MAC address ($mac)" test "$mac" = "02:1a:25:00:00:0$((n + 1))"
@@ -19,11 +17,11 @@ for i in $(ifaces); do
 done
 for _ in $(seq 50); do
 	up=0
-	for i in $(ifaces); do [ "$(cat /sys/class/net/$i/carrier 2>/dev/null)" = 1 ] && up=$((up + 1)); done
+	for i in $(port_ifaces igc); do [ "$(cat /sys/class/net/$i/carrier 2>/dev/null)" = 1 ] && up=$((up + 1)); done
 	[ $up = 2 ] && break
 	sleep 0.2
 done
-for i in $(ifaces); do
+for i in $(port_ifaces igc); do
 	check "$i: link up at 2500 Mb/s full duplex (ethtool)" \
 		sh -c "ethtool $i | grep -q 'Speed: 2500Mb/s' && ethtool $i | grep -q 'Duplex: Full' && ethtool $i | grep -q 'Link detected: yes'"
 done

@@ -5,18 +5,7 @@
 # lab-vm: --driver igc --ports 2
 . "$(dirname "$0")/lib.sh"
 
-i0=$(basename /sys/bus/pci/drivers/igc/0000:00:0a.0/net/*)
-i1=$(basename /sys/bus/pci/drivers/igc/0000:00:0b.0/net/*)
-ip netns add a && ip netns add b
-ip link set "$i0" netns a && ip link set "$i1" netns b
-ip -n a addr add 10.0.0.1/24 dev "$i0" && ip -n b addr add 10.0.0.2/24 dev "$i1"
-ip -n a link set lo up && ip -n b link set lo up
-ip -n a link set "$i0" up && ip -n b link set "$i1" up
-for _ in $(seq 50); do
-	[ "$(ip netns exec a cat /sys/class/net/"$i0"/carrier)" = 1 ] &&
-		[ "$(ip netns exec b cat /sys/class/net/"$i1"/carrier)" = 1 ] && break
-	sleep 0.2
-done
+check "both ports up with carrier in namespaces a and b" setup_namespaces igc
 
 check "ping a -> b" ip netns exec a ping -c 3 -W 2 10.0.0.2
 check "ping b -> a" ip netns exec b ping -c 3 -W 2 10.0.0.1

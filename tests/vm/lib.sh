@@ -29,3 +29,40 @@ no_kernel_splat() {
 }
 
 tap_done() { exit $_tap_failed; }
+
+# The network interfaces of the ports bound to a driver, in PCI address order
+# (the order of the model's ports).
+port_ifaces() {
+	local d
+	for d in /sys/bus/pci/drivers/"$1"/0000:*/net/*; do
+		[ -e "$d" ] && basename "$d"
+	done
+}
+
+# wait_carrier NETNS IFACE: up to 10 s for carrier.
+wait_carrier() {
+	local _
+	for _ in $(seq 50); do
+		[ "$(ip netns exec "$1" cat /sys/class/net/"$2"/carrier 2>/dev/null)" = 1 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# Two ports of driver $1 in two network namespaces "a" (10.0.0.1) and "b"
+# (10.0.0.2), up, with carrier. ns_iface a|b names the port in each.
+setup_namespaces() {
+	local i0 i1
+	set -- $(port_ifaces "$1")
+	i0=$1 i1=$2
+	ip netns add a && ip netns add b
+	ip link set "$i0" netns a && ip link set "$i1" netns b
+	ip -n a addr add 10.0.0.1/24 dev "$i0" && ip -n b addr add 10.0.0.2/24 dev "$i1"
+	ip -n a link set lo up && ip -n b link set lo up
+	ip -n a link set "$i0" up && ip -n b link set "$i1" up
+	wait_carrier a "$i0" && wait_carrier b "$i1"
+}
+
+ns_iface() {
+	ip -n "$1" -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'
+}
