@@ -17,13 +17,14 @@ pub const USAGE: &str = "\
 usage: i225-model [options] --socket PATH [port options] [--socket PATH [port options]]
 
 Serves one emulated Intel i225/i226 per --socket over vfio-user (QEMU:
--device vfio-user-pci). Two ports are cabled back to back.
+-device vfio-user-pci). Two ports are cabled back to back; a port with
+--tap is cabled to that host TAP device instead.
 
 global options:
   --control PATH        control socket (line commands, JSON answers)
   --wire-delay-ns N     propagation delay of the cable (default 50)
-  --partner-speed MBPS  best speed of the link partner of a single port
-                        (10, 100, 1000, 2500; default 2500)
+  --partner-speed MBPS  best speed of the link partner of a single port or
+                        a TAP device (10, 100, 1000, 2500; default 2500)
   -v, --verbose         more logging (repeat for more)
   -q, --quiet           errors only
   -h, --help            this text
@@ -34,7 +35,9 @@ port options (after a --socket; before any --socket: defaults for all ports):
                         MAC address in the NVM (default 02:1a:25:00:00:0N)
   --ptp-ppb N           oscillator frequency error in ppb (default 0)
   --ptp-offset-ns N     SYSTIM0 at power-on in ns (default 0)
-  --txstmph0-bug        model the TXSTMPH_0 re-arm erratum";
+  --txstmph0-bug        model the TXSTMPH_0 re-arm erratum
+  --tap NAME            cable the port to host TAP device NAME (created if
+                        missing; needs CAP_NET_ADMIN) instead of the wire";
 
 /// Settings of one port.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +48,8 @@ pub struct PortOptions {
     pub ptp_ppb: i64,
     pub ptp_offset_ns: i64,
     pub txstmph0_bug: bool,
+    /// Host TAP device at the far end of the port's cable.
+    pub tap: Option<String>,
 }
 
 impl Default for PortOptions {
@@ -56,6 +61,7 @@ impl Default for PortOptions {
             ptp_ppb: 0,
             ptp_offset_ns: 0,
             txstmph0_bug: false,
+            tap: None,
         }
     }
 }
@@ -118,6 +124,14 @@ fn parse_hex_u16(s: &str) -> Result<u16, CliError> {
     u16::from_str_radix(digits, 16).map_err(|_| CliError(format!("bad device ID {s:?}")))
 }
 
+/// A network interface name as the kernel accepts it.
+fn parse_ifname(s: &str) -> Result<String, CliError> {
+    if s.is_empty() || s.len() >= libc::IFNAMSIZ || s.contains(|c: char| c == '/' || c.is_whitespace()) {
+        return err(format!("bad interface name {s:?}"));
+    }
+    Ok(s.to_string())
+}
+
 fn parse_num<T: std::str::FromStr>(opt: &str, s: &str) -> Result<T, CliError> {
     s.parse().map_err(|_| CliError(format!("bad value {s:?} for {opt}")))
 }
@@ -160,6 +174,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, CliErro
             "--ptp-ppb" => target.ptp_ppb = parse_num("--ptp-ppb", &value("--ptp-ppb")?)?,
             "--ptp-offset-ns" => target.ptp_offset_ns = parse_num("--ptp-offset-ns", &value("--ptp-offset-ns")?)?,
             "--txstmph0-bug" => target.txstmph0_bug = true,
+            "--tap" => target.tap = Some(parse_ifname(&value("--tap")?)?),
             other => return err(format!("unknown option {other:?} (try --help)")),
         }
     }
@@ -171,6 +186,9 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, CliErro
     }
     if ports.len() == 2 && ports[0].mac.is_some() && ports[0].mac == ports[1].mac {
         return err("both ports have the same MAC address");
+    }
+    if ports.len() == 2 && ports[0].tap.is_some() && ports[0].tap == ports[1].tap {
+        return err("both ports have the same TAP device");
     }
     let log_level = match verbosity {
         i32::MIN..=-1 => LevelFilter::Error,
@@ -226,5 +244,17 @@ mod tests {
         assert!(run(&["--socket", "a", "--device-id", "0x1234"]).is_err());
         assert!(run(&["--socket", "a", "--mac", "01:00:00:00:00:01"]).is_err());
         assert!(run(&["--socket", "a", "--bogus"]).is_err());
+        assert!(run(&["--socket", "a", "--tap", "much-too-long-name"]).is_err());
+        assert!(run(&["--socket", "a", "--tap", "a/b"]).is_err());
+        assert!(run(&["--tap", "t0", "--socket", "a", "--socket", "b"]).is_err(), "one TAP for two ports");
+    }
+
+    #[test]
+    fn tap_is_a_port_option() {
+        let o = run(&["--socket", "a", "--socket", "b", "--tap", "rigc0"]).unwrap();
+        assert_eq!(o.ports[0].tap, None);
+        assert_eq!(o.ports[1].tap.as_deref(), Some("rigc0"));
+        let o = run(&["--tap", "rigc0", "--socket", "a"]).unwrap();
+        assert_eq!(o.ports[0].tap.as_deref(), Some("rigc0"), "default for all ports");
     }
 }

@@ -3,17 +3,28 @@
 //! The control socket: one command per line, one JSON object per answer.
 //!
 //! ```text
-//! status                      link, speed, interrupt mode of every port
+//! status                      link, speed, interrupt mode, cable of every port
 //! mmio PORT                   BAR0 accesses per register
 //! irqs PORT                   interrupts delivered per line
 //! queues PORT                 packets/bytes/drops per TX and RX queue
-//! ptp PORT                    timestamps captured/read, clock values
-//! cable plug|unplug           connect or disconnect the wire
+//! ptp PORT                    timestamps captured/read, clock values, TX
+//!                             timestamp read latency (see below)
+//! cable plug|unplug           connect or disconnect every port's cable
+//!                             (the wire, TAP devices)
 //! vanish PORT on|off          device falls off the bus (reads all ones)
 //! txstmph0-bug PORT on|off    TX timestamp re-arm erratum
 //! drop-txts PORT N            lose the next N TX timestamp interrupts
-//! flap PORT                   power-cycle the PHY link once (LSC twice)
+//! flap PORT                   unplug the port's cable for 200 ms (LSC twice;
+//!                             on the two-port wire both ends see it)
 //! ```
+//!
+//! `ptp`'s `txts_read_latency_ns` is the host time from the capture of a
+//! TX timestamp into a TXSTMPL/H set (TXTT_n set, TSICR.TXTS raised unless
+//! a fault suppresses it) to the read of that set's TXSTMPH, one sample per
+//! read counted in `tx_read`: `count`, `min`, `max`, `mean` (null without
+//! samples), `histogram` (decade buckets `lt_1us` .. `lt_1s`, `ge_1s`),
+//! `recent` (the last 16 samples, oldest first) and `released_unread`
+//! (stamps freed by a TXSTMPH_0 read or a reset before their own read).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -22,6 +33,9 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::port::Port;
+
+/// How long `flap` keeps the cable unplugged.
+pub const FLAP_TIME: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Serves the control socket forever.
 pub fn serve(listener: UnixListener, ports: Vec<Arc<Port>>) {
@@ -90,11 +104,21 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             let now = d.mac.now();
             let ptp = d.mac.ptp();
             let c = ptp.counters;
+            let lat = &ptp.txts_read_latency;
+            let l = &lat.latency;
+            let histogram: serde_json::Map<String, Value> =
+                l.buckets().map(|(label, n)| (label.to_string(), json!(n))).collect();
+            let some_sample = |v: u64| (l.count > 0).then_some(v);
             json!({
                 "systim0_ns": ptp.systim0.at(now).to_string(),
                 "systim1_ns": ptp.systim1.at(now).to_string(),
                 "tx_captured": c.tx_captured, "tx_read": c.tx_read, "tx_skipped_busy": c.tx_skipped_busy,
                 "rx_stamped": c.rx_stamped, "txts_irqs_dropped": c.txts_irqs_dropped,
+                "txts_read_latency_ns": {
+                    "count": l.count, "min": some_sample(l.min_ns), "max": some_sample(l.max_ns),
+                    "mean": l.mean_ns(), "histogram": histogram, "recent": l.recent,
+                    "released_unread": lat.released_unread,
+                },
                 "faults": { "txstmph0_rearm_bug": ptp.faults.txstmph0_rearm_bug,
                             "drop_txts_irqs": ptp.faults.drop_txts_irqs },
             })
@@ -105,8 +129,12 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 Some("unplug") => false,
                 _ => return Err("expected plug or unplug".into()),
             };
-            let first = ports.first().ok_or("no ports")?;
-            first.wire().set_connected(plug);
+            if ports.is_empty() {
+                return Err("no ports".into());
+            }
+            for p in ports {
+                p.far_end().set_connected(plug);
+            }
             Ok(json!({ "cable": plug }))
         }
         "vanish" => {
@@ -129,11 +157,11 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
         }
         "flap" => {
             let p = port(ports, arg(1))?;
-            let wire = p.wire().clone();
-            wire.set_connected(false);
+            let cable = p.far_end().clone();
+            cable.set_connected(false);
             std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(200));
-                wire.set_connected(true);
+                std::thread::sleep(FLAP_TIME);
+                cable.set_connected(true);
             });
             Ok(json!({ "flap": true }))
         }
@@ -142,6 +170,10 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
 }
 
 fn status(p: &Arc<Port>) -> Value {
+    let far = p.far_end();
+    let counters: serde_json::Map<String, Value> =
+        far.counters().into_iter().map(|(name, n)| (name.to_string(), json!(n))).collect();
+    let cable = json!({ "to": far.describe(), "connected": far.connected(), "counters": counters });
     p.with_device(|d| {
         let link = d.mac.link().map(|l| json!({ "speed": l.speed.mbps(), "full_duplex": l.full_duplex }));
         json!({
@@ -151,6 +183,7 @@ fn status(p: &Arc<Port>) -> Value {
             "irq_mode": format!("{:?}", d.irqs.mode()),
             "dma_windows": d.dma.windows(),
             "vanished": d.mac.faults.vanished,
+            "cable": cable,
         })
     })
 }

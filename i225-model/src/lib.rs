@@ -10,7 +10,7 @@
 //! * [`pci_config`] and [`device`]: one PCI function (regions, reset,
 //!   guest memory in [`dma`], interrupt lines in [`irq`]);
 //! * [`port`] and [`wire`]: a device with its worker thread, cabled to a
-//!   second port;
+//!   second port, or to a host TAP device ([`tap`]);
 //! * [`vfio_user`]: the protocol server; [`control`]: the control socket.
 
 pub mod cli;
@@ -30,6 +30,7 @@ pub mod ptp;
 pub mod regs;
 pub mod rx;
 pub mod stats;
+pub mod tap;
 pub mod tx;
 pub mod vfio_user;
 pub mod wire;

@@ -11,12 +11,25 @@ use i225_model::pci_config::part_name;
 use i225_model::phy::Abilities;
 use i225_model::port::Port;
 use i225_model::ptp::{HostClock, PtpConfig, TimeSource};
-use i225_model::wire::Wire;
+use i225_model::tap::{PacketEnd, Tap};
+use i225_model::wire::{FarEnd, Wire};
 use i225_model::{control, logger, vfio_user};
 
 fn run(opts: Options) -> std::io::Result<()> {
     let clock: Arc<dyn TimeSource> = Arc::new(HostClock);
-    let wire = Wire::new(opts.ports.len(), opts.wire_delay_ns, Abilities::up_to(opts.partner_speed));
+    let partner = Abilities::up_to(opts.partner_speed);
+    // TAP devices first: failing to get one must stop us before any socket
+    // is listening.
+    let mut taps = opts
+        .ports
+        .iter()
+        .map(|po| po.tap.as_deref().map(Tap::open).transpose())
+        .collect::<std::io::Result<Vec<_>>>()?;
+    // The ports without a TAP share the wire (a single one has the ideal
+    // link partner).
+    let wired = opts.ports.iter().filter(|po| po.tap.is_none()).count();
+    let wire = Wire::new(wired.max(1), opts.wire_delay_ns, partner);
+    let mut wire_sides = 0..wired;
     let mut ports = Vec::new();
     let mut servers = Vec::new();
     for (i, po) in opts.ports.iter().enumerate() {
@@ -27,13 +40,23 @@ fn run(opts: Options) -> std::io::Result<()> {
             ptp: PtpConfig { freq_error_ppb: po.ptp_ppb, initial_offset_ns: po.ptp_offset_ns },
         };
         let name = format!("port{i}");
-        let (port, _worker) = Port::spawn(name.clone(), i, po.device_id, config.clone(), clock.clone(), &wire);
+        let tap = taps[i].take();
+        let clock_for_end = clock.clone();
+        let (port, _worker) = Port::spawn_with(name.clone(), po.device_id, config.clone(), clock.clone(), |events| {
+            Ok(match tap {
+                Some(tap) => {
+                    let label = format!("tap {}", tap.name());
+                    Arc::new(PacketEnd::new(tap, label, partner, events, clock_for_end)?) as Arc<dyn FarEnd>
+                }
+                None => Arc::new(wire.end(wire_sides.next().expect("a wire side per wired port"), events)),
+            })
+        })?;
         if po.txstmph0_bug {
             port.with_device(|d| d.mac.ptp_mut().faults.txstmph0_rearm_bug = true);
         }
         let m = config.mac_addr;
         log::info!(
-            "{name}: {} ({:04x}) {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} on {}",
+            "{name}: {} ({:04x}) {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} on {}, cabled to {}",
             part_name(po.device_id).unwrap_or("?"),
             po.device_id,
             m[0],
@@ -42,7 +65,8 @@ fn run(opts: Options) -> std::io::Result<()> {
             m[3],
             m[4],
             m[5],
-            po.socket.display()
+            po.socket.display(),
+            port.far_end().describe()
         );
         let server_port = port.clone();
         servers.push(

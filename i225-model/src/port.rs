@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A port: a [`Device`] behind a lock, its end of the wire and a worker
-//! thread for everything asynchronous (frames from the wire, link changes,
-//! periodic PTP work).
+//! A port: a [`Device`] behind a lock, the far end of its cable (the other
+//! port or a TAP device) and a worker thread for everything asynchronous
+//! (frames from the cable, link changes, periodic PTP work).
 
+use std::io;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -12,14 +13,14 @@ use std::time::Duration;
 use crate::device::Device;
 use crate::mac::MacConfig;
 use crate::ptp::TimeSource;
-use crate::wire::{PortEvent, Wire, WireEnd};
+use crate::wire::{FarEnd, PortEvent, Wire};
 
 const TICK: Duration = Duration::from_millis(10);
 
 pub struct Port {
     pub name: String,
     device: Mutex<Device>,
-    wire: WireEnd,
+    far_end: Arc<dyn FarEnd>,
     events: Sender<PortEvent>,
 }
 
@@ -39,23 +40,33 @@ impl Port {
         clock: Arc<dyn TimeSource>,
         wire: &Wire,
     ) -> (Arc<Port>, JoinHandle<()>) {
+        Self::spawn_with(name, device_id, config, clock, |events| Ok(Arc::new(wire.end(side, events))))
+            .expect("spawn port worker")
+    }
+
+    /// Creates a port cabled to what `connect` returns (given the port's
+    /// event channel) and starts its worker.
+    pub fn spawn_with(
+        name: String,
+        device_id: u16,
+        config: MacConfig,
+        clock: Arc<dyn TimeSource>,
+        connect: impl FnOnce(Sender<PortEvent>) -> io::Result<Arc<dyn FarEnd>>,
+    ) -> io::Result<(Arc<Port>, JoinHandle<()>)> {
         let (tx, rx) = channel();
         let port = Arc::new(Port {
             name,
             device: Mutex::new(Device::new(device_id, config, clock)),
-            wire: wire.end(side, tx.clone()),
+            far_end: connect(tx.clone())?,
             events: tx,
         });
         port.with_device(|_| {}); // publish the PHY state
         let _ = port.events.send(PortEvent::LinkCheck);
         let worker = {
             let port = port.clone();
-            std::thread::Builder::new()
-                .name(format!("{}-worker", port.name))
-                .spawn(move || port.run(rx))
-                .expect("spawn port worker")
+            std::thread::Builder::new().name(format!("{}-worker", port.name)).spawn(move || port.run(rx))?
         };
-        (port, worker)
+        Ok((port, worker))
     }
 
     /// Runs `f` on the device, then delivers interrupts, publishes PHY
@@ -66,12 +77,12 @@ impl Port {
             let result = f(&mut d);
             d.deliver_irqs();
             if d.mac.take_phy_changed() {
-                self.wire.publish(d.mac.phy_advertisement());
+                self.far_end.publish(d.mac.phy_advertisement());
             }
             (result, d.mac.take_outbox())
         };
         for frame in frames {
-            self.wire.transmit(frame);
+            self.far_end.transmit(frame);
         }
         result
     }
@@ -82,8 +93,9 @@ impl Port {
         self.device.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn wire(&self) -> &Wire {
-        self.wire.wire()
+    /// What the port is cabled to.
+    pub fn far_end(&self) -> &Arc<dyn FarEnd> {
+        &self.far_end
     }
 
     /// Asks the worker to stop.
@@ -99,7 +111,7 @@ impl Port {
                     mac.receive(&frame, dma);
                 }),
                 Ok(PortEvent::LinkCheck) => {
-                    let partner = self.wire.partner();
+                    let partner = self.far_end.partner();
                     self.with_device(|d| d.mac.set_partner(partner));
                 }
                 Ok(PortEvent::Shutdown) | Err(RecvTimeoutError::Disconnected) => return,

@@ -9,6 +9,7 @@
 //! (INCVALUE = |scaled_ppm| * 2^14 / 78125). `error` is the configured
 //! oscillator frequency error of the port, shared by both timers.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::regs::{self, timinca, tsauxc, tsicr, tsynctxctl};
@@ -170,6 +171,78 @@ pub struct PtpCounters {
     pub txts_irqs_dropped: u64,
 }
 
+/// Upper bounds (exclusive) of the latency histogram buckets with their
+/// labels; a last, open bucket takes everything from 1 s up.
+pub const LATENCY_BUCKETS: [(u64, &str); 7] = [
+    (1_000, "lt_1us"),
+    (10_000, "lt_10us"),
+    (100_000, "lt_100us"),
+    (1_000_000, "lt_1ms"),
+    (10_000_000, "lt_10ms"),
+    (100_000_000, "lt_100ms"),
+    (1_000_000_000, "lt_1s"),
+];
+/// Label of the open last bucket.
+pub const LATENCY_OVERFLOW_BUCKET: &str = "ge_1s";
+/// How many of the most recent samples are kept.
+pub const LATENCY_RECENT: usize = 16;
+
+/// Distribution of a latency in host nanoseconds: count, min, max, sum, a
+/// decade histogram and the last [`LATENCY_RECENT`] samples.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LatencyStats {
+    pub count: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub sum_ns: u128,
+    /// Samples per [`LATENCY_BUCKETS`] bucket, then the open last bucket.
+    pub histogram: [u64; LATENCY_BUCKETS.len() + 1],
+    /// The most recent samples, oldest first.
+    pub recent: VecDeque<u64>,
+}
+
+impl LatencyStats {
+    pub fn record(&mut self, ns: u64) {
+        self.min_ns = if self.count == 0 { ns } else { self.min_ns.min(ns) };
+        self.max_ns = self.max_ns.max(ns);
+        self.count += 1;
+        self.sum_ns += u128::from(ns);
+        let bucket = LATENCY_BUCKETS.iter().position(|&(bound, _)| ns < bound).unwrap_or(LATENCY_BUCKETS.len());
+        self.histogram[bucket] += 1;
+        if self.recent.len() == LATENCY_RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(ns);
+    }
+
+    /// Mean in ns (rounded down); `None` without samples.
+    pub fn mean_ns(&self) -> Option<u64> {
+        (self.count > 0).then(|| (self.sum_ns / u128::from(self.count)) as u64)
+    }
+
+    /// (label, samples) per histogram bucket, the open bucket last.
+    pub fn buckets(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        LATENCY_BUCKETS
+            .iter()
+            .map(|&(_, label)| label)
+            .chain(std::iter::once(LATENCY_OVERFLOW_BUCKET))
+            .zip(self.histogram.iter().copied())
+    }
+}
+
+/// How long the driver takes to collect TX timestamps: from the capture
+/// into a TXSTMPL/H set (TXTT_n set, TSICR.TXTS raised unless a fault
+/// suppresses it) to the read of that set's TXSTMPH, in host time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TxTsReadLatency {
+    /// One sample per read of a valid set's TXSTMPH (so `count` equals
+    /// [`PtpCounters::tx_read`]).
+    pub latency: LatencyStats,
+    /// Stamps released without a read of their own TXSTMPH: freed by a
+    /// TXSTMPH_0 read, or lost to a MAC reset.
+    pub released_unread: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Ptp {
     pub systim0: Timer,
@@ -188,8 +261,11 @@ pub struct Ptp {
     tsim: u32,
     last_second: u32,
     txts_armed: bool,
+    /// Host time each TX set's stamp was captured, while TXTT_n is set.
+    tx_ready_at: [Option<u64>; 4],
     pub faults: PtpFaults,
     pub counters: PtpCounters,
+    pub txts_read_latency: TxTsReadLatency,
 }
 
 impl Ptp {
@@ -211,8 +287,10 @@ impl Ptp {
             tsim: 0,
             last_second: 0,
             txts_armed: true,
+            tx_ready_at: [None; 4],
             faults: PtpFaults::default(),
             counters: PtpCounters::default(),
+            txts_read_latency: TxTsReadLatency::default(),
         }
     }
 
@@ -231,6 +309,14 @@ impl Ptp {
         self.tsicr = 0;
         self.tsim = 0;
         self.txts_armed = true;
+        self.release_unread_stamps();
+    }
+
+    /// Forgets the capture times of all sets; stamps still waiting count
+    /// as released unread.
+    fn release_unread_stamps(&mut self) {
+        let unread = self.tx_ready_at.iter_mut().filter_map(Option::take).count();
+        self.txts_read_latency.released_unread += unread as u64;
     }
 
     pub fn contains(off: u32) -> bool {
@@ -290,7 +376,7 @@ impl Ptp {
                     return self.txstmp[i].1;
                 }
                 if let Some(i) = TXSTMP.iter().position(|&(_, h)| h == off) {
-                    return self.read_txstmph(i);
+                    return self.read_txstmph(i, host);
                 }
                 0
             }
@@ -300,16 +386,21 @@ impl Ptp {
     /// Reading TXSTMPH_i releases set i. Per the driver ("reading the high
     /// register of the first set ... clears all the equivalent bits"),
     /// reading set 0 clears every TXTT bit and re-arms the TXTS event.
-    fn read_txstmph(&mut self, set: usize) -> u32 {
+    /// A read of a valid set is a sample of the TX timestamp read latency.
+    fn read_txstmph(&mut self, set: usize, host: u64) -> u32 {
         let valid = tsynctxctl::TXTT_MASK & (1 << set) & self.tsynctxctl != 0;
+        if valid {
+            self.counters.tx_read += 1;
+            if let Some(ready) = self.tx_ready_at[set].take() {
+                self.txts_read_latency.latency.record(host.saturating_sub(ready));
+            }
+        }
         if set == 0 {
             self.tsynctxctl &= !tsynctxctl::TXTT_MASK;
             self.txts_armed = true;
+            self.release_unread_stamps();
         } else {
             self.tsynctxctl &= !(1 << set);
-        }
-        if valid {
-            self.counters.tx_read += 1;
         }
         self.txstmp[set].0
     }
@@ -372,6 +463,7 @@ impl Ptp {
         let timer = if use_timer1 { &self.systim1 } else { &self.systim0 };
         self.txstmp[set] = split(timer.at(host) - latency);
         self.tsynctxctl |= 1 << set;
+        self.tx_ready_at[set] = Some(host);
         self.counters.tx_captured += 1;
 
         if self.faults.txstmph0_rearm_bug && !self.txts_armed {
@@ -520,6 +612,60 @@ mod tests {
         assert_eq!(p.read(regs::TSYNCTXCTL, 0) & 0xF, 0b100, "stamp still captured");
         p.read(regs::TXSTMPH_0, 0);
         assert!(p.capture_tx(3, false, 30, 0));
+    }
+
+    #[test]
+    fn txts_read_latency_from_capture_to_txstmph_read() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::TSIM, tsicr::TXTS, 0);
+        p.write(regs::TSYNCTXCTL, 0x30, 0);
+        assert!(p.capture_tx(1, false, 1_000, 0));
+        p.read(regs::TXSTMPL_1, 1_200);
+        p.read(regs::TXSTMPH_1, 1_500);
+        p.read(regs::TXSTMPH_1, 9_000);
+        assert!(p.capture_tx(0, false, 10_000, 0));
+        p.read(regs::TXSTMPH_0, 30_000);
+        let l = &p.txts_read_latency.latency;
+        assert_eq!((l.count, l.min_ns, l.max_ns, l.mean_ns()), (2, 500, 20_000, Some(10_250)));
+        assert_eq!(l.count, p.counters.tx_read, "one sample per counted read");
+        assert_eq!(l.recent, [500, 20_000]);
+        let hist: Vec<_> = l.buckets().filter(|&(_, n)| n > 0).collect();
+        assert_eq!(hist, [("lt_1us", 1), ("lt_100us", 1)]);
+
+        // Reading TXSTMPH_0 frees sets 2 and 3 without a sample of theirs.
+        p.capture_tx(2, false, 40_000, 0);
+        p.capture_tx(3, false, 40_000, 0);
+        p.read(regs::TXSTMPH_0, 50_000);
+        p.read(regs::TXSTMPH_2, 60_000);
+        assert_eq!(p.txts_read_latency.latency.count, 2);
+        assert_eq!(p.txts_read_latency.released_unread, 2);
+        // So does a MAC reset; a busy set keeps its first capture time.
+        p.capture_tx(1, false, 65_000, 0);
+        p.capture_tx(1, false, 75_000, 0);
+        p.read(regs::TXSTMPH_1, 90_000);
+        assert_eq!(p.txts_read_latency.latency.recent.back(), Some(&25_000));
+        p.capture_tx(1, false, 100_000, 0);
+        p.reset(110_000);
+        assert_eq!(p.txts_read_latency.released_unread, 3);
+        assert_eq!(p.counters.tx_captured, 6, "tx_captured unchanged in meaning");
+        assert_eq!(p.counters.tx_skipped_busy, 1);
+    }
+
+    #[test]
+    fn latency_stats_histogram_and_recent() {
+        let mut l = LatencyStats::default();
+        assert_eq!(l.mean_ns(), None);
+        for ns in 0..20u64 {
+            l.record(ns * 100_000_000);
+        }
+        assert_eq!((l.count, l.min_ns, l.max_ns), (20, 0, 1_900_000_000));
+        assert_eq!(l.recent.len(), LATENCY_RECENT);
+        assert_eq!(l.recent.front(), Some(&400_000_000));
+        let hist: Vec<_> = l.buckets().collect();
+        assert_eq!(hist.len(), 8);
+        assert_eq!(hist[0], ("lt_1us", 1));
+        assert_eq!(hist[6], ("lt_1s", 9));
+        assert_eq!(hist[7], ("ge_1s", 10));
     }
 
     #[test]

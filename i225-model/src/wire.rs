@@ -7,7 +7,11 @@
 //! the peer port's worker with the host time at which they reach the far
 //! PHY (transmit time + wire delay), so both ends stamp the same instant in
 //! their own clocks: an ideal wire.
+//!
+//! A port sees its cable through [`FarEnd`]: [`WireEnd`] here, or a host
+//! TAP device ([`crate::tap::PacketEnd`]).
 
+use std::fmt;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
@@ -29,6 +33,27 @@ pub enum PortEvent {
     /// The far end's PHY state or the cable changed.
     LinkCheck,
     Shutdown,
+}
+
+/// What a port is cabled to, as the port sees it. Frames for the port come
+/// back as [`PortEvent::Frame`] on the port's event channel, link changes
+/// as [`PortEvent::LinkCheck`].
+pub trait FarEnd: Send + Sync + fmt::Debug {
+    /// Publishes this port's PHY state (`None` while it is powered down).
+    fn publish(&self, offer: Option<Abilities>);
+    /// What this port's PHY sees at the far end.
+    fn partner(&self) -> Partner;
+    /// Sends a frame that left the MAC at `frame.host_ns`.
+    fn transmit(&self, frame: Frame);
+    /// Plugs or unplugs the cable.
+    fn set_connected(&self, connected: bool);
+    fn connected(&self) -> bool;
+    /// A short description for logs and the control socket, e.g. "wire".
+    fn describe(&self) -> String;
+    /// Named frame counters of the far end, for the control socket.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// What a port's PHY shows the cable.
@@ -105,8 +130,13 @@ impl WireEnd {
         self.wire.ports < 2
     }
 
-    /// Publishes this end's PHY state; the far end re-checks its link.
-    pub fn publish(&self, offer: Option<Abilities>) {
+    pub fn wire(&self) -> &Wire {
+        &self.wire
+    }
+}
+
+impl FarEnd for WireEnd {
+    fn publish(&self, offer: Option<Abilities>) {
         let peer = {
             let mut s = self.wire.shared.lock().unwrap();
             if s.ends[self.side].offer == offer {
@@ -120,8 +150,7 @@ impl WireEnd {
         }
     }
 
-    /// What this end's PHY sees at the far end.
-    pub fn partner(&self) -> Partner {
+    fn partner(&self) -> Partner {
         let s = self.wire.shared.lock().unwrap();
         if !s.connected {
             return Partner::Absent;
@@ -135,8 +164,7 @@ impl WireEnd {
         }
     }
 
-    /// Sends a frame that left the MAC at `frame.host_ns`.
-    pub fn transmit(&self, frame: Frame) {
+    fn transmit(&self, frame: Frame) {
         if self.solo() {
             return;
         }
@@ -153,8 +181,21 @@ impl WireEnd {
         }
     }
 
-    pub fn wire(&self) -> &Wire {
-        &self.wire
+    /// The cable is shared: both ends of a two-port wire go down together.
+    fn set_connected(&self, connected: bool) {
+        self.wire.set_connected(connected);
+    }
+
+    fn connected(&self) -> bool {
+        self.wire.connected()
+    }
+
+    fn describe(&self) -> String {
+        if self.solo() {
+            "ideal link partner".into()
+        } else {
+            "wire".into()
+        }
     }
 }
 

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The control socket end to end: `control::serve` on a UNIX socket in
+//! front of two cabled ports, driven line by line as `nc -U` would.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use i225_model::control;
+use i225_model::mac::MacConfig;
+use i225_model::phy::Abilities;
+use i225_model::port::Port;
+use i225_model::ptp::{HostClock, PtpConfig};
+use i225_model::regs;
+use i225_model::wire::Wire;
+
+/// The socket path, removed when the test ends.
+struct SocketPath(PathBuf);
+
+impl Drop for SocketPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+struct Session {
+    out: UnixStream,
+    lines: std::io::Lines<BufReader<UnixStream>>,
+}
+
+impl Session {
+    fn connect(path: &PathBuf) -> Session {
+        let out = UnixStream::connect(path).unwrap();
+        out.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let lines = BufReader::new(out.try_clone().unwrap()).lines();
+        Session { out, lines }
+    }
+
+    fn ask(&mut self, command: &str) -> Value {
+        writeln!(self.out, "{command}").unwrap();
+        let line = self.lines.next().expect("an answer").unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{command}: {line:?} is not JSON: {e}"))
+    }
+}
+
+fn start() -> (Vec<Arc<Port>>, SocketPath) {
+    let wire = Wire::new(2, 50, Abilities::ALL);
+    let ports: Vec<_> = (0..2)
+        .map(|i| {
+            let cfg = MacConfig { mac_addr: [2, 0x1a, 0x25, 0, 0, i as u8 + 1], ptp: PtpConfig::default() };
+            Port::spawn(format!("ctl{i}"), i, 0x15F3, cfg, Arc::new(HostClock), &wire).0
+        })
+        .collect();
+    let path = std::env::temp_dir().join(format!("i225-model-test-{}-control.sock", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let listener = UnixListener::bind(&path).unwrap();
+    let served = ports.clone();
+    std::thread::spawn(move || control::serve(listener, served));
+    (ports, SocketPath(path))
+}
+
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn link_up(p: &Port) -> bool {
+    p.with_device(|d| d.mac.link().is_some())
+}
+
+#[test]
+fn control_socket_commands() {
+    let (ports, path) = start();
+    let mut s = Session::connect(&path.0);
+    wait_for("link on both ports", || ports.iter().all(|p| link_up(p)));
+
+    let status = s.ask("status");
+    let status = status.as_array().expect("one entry per port");
+    assert_eq!(status.len(), 2);
+    for (i, st) in status.iter().enumerate() {
+        assert_eq!(st["name"], format!("ctl{i}"));
+        assert_eq!(st["device_id"], "0x15f3");
+        assert_eq!(st["link"], json!({ "speed": 2500, "full_duplex": true }));
+        assert_eq!(st["vanished"], false);
+        assert_eq!(st["cable"]["to"], "wire");
+        assert_eq!(st["cable"]["connected"], true);
+    }
+
+    // No TX timestamp read yet: an empty latency record.
+    let ptp = s.ask("ptp 0");
+    assert!(ptp["systim0_ns"].as_str().unwrap().parse::<u128>().is_ok());
+    assert_eq!(ptp["tx_captured"], 0);
+    let lat = &ptp["txts_read_latency_ns"];
+    assert_eq!(lat["count"], 0);
+    assert_eq!((&lat["min"], &lat["max"], &lat["mean"]), (&Value::Null, &Value::Null, &Value::Null));
+    assert_eq!(lat["histogram"].as_object().unwrap().len(), 8);
+
+    // A stamp captured now and read 20 ms later: one latency sample.
+    ports[0].with_device(|d| {
+        d.mac.write32(regs::TSYNCTXCTL, 0x10, &d.dma);
+        let now = d.mac.now();
+        d.mac.ptp_mut().capture_tx(2, false, now, 0);
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    ports[0].with_device(|d| d.mac.read32(regs::TXSTMPH_2));
+    let ptp = s.ask("ptp 0");
+    assert_eq!((&ptp["tx_captured"], &ptp["tx_read"]), (&json!(1), &json!(1)));
+    let lat = &ptp["txts_read_latency_ns"];
+    assert_eq!(lat["count"], 1);
+    let min = lat["min"].as_u64().unwrap();
+    assert!((20_000_000..5_000_000_000).contains(&min), "{min} ns");
+    assert_eq!(lat["max"], min);
+    assert_eq!(lat["mean"], min);
+    assert_eq!(lat["recent"], json!([min]));
+    assert_eq!(lat["histogram"]["lt_100ms"].as_u64().unwrap() + lat["histogram"]["lt_1s"].as_u64().unwrap(), 1);
+    assert_eq!(s.ask("ptp 1")["txts_read_latency_ns"]["count"], 0, "per port");
+
+    assert_eq!(s.ask("drop-txts 0 2"), json!({ "drop_txts_irqs": 2 }));
+    assert_eq!(ports[0].with_device(|d| d.mac.ptp().faults.drop_txts_irqs), 2);
+    assert_eq!(s.ask("ptp 0")["faults"]["drop_txts_irqs"], 2);
+
+    assert_eq!(s.ask("vanish 0 on"), json!({ "vanished": true }));
+    assert_eq!(ports[0].with_device(|d| d.mac.read32(regs::CTRL)), u32::MAX);
+    assert_ne!(ports[1].with_device(|d| d.mac.read32(regs::CTRL)), u32::MAX, "port 1 unaffected");
+    assert_eq!(s.ask("status")[0]["vanished"], true);
+    assert_eq!(s.ask("vanish 0 off"), json!({ "vanished": false }));
+    assert_ne!(ports[0].with_device(|d| d.mac.read32(regs::CTRL)), u32::MAX);
+
+    // flap: the cable is out for a while, both ends lose the link, then
+    // it comes back by itself.
+    let before = Instant::now();
+    assert_eq!(s.ask("flap 0"), json!({ "flap": true }));
+    assert!(!ports[0].far_end().connected());
+    wait_for("link down on both ports", || ports.iter().all(|p| !link_up(p)));
+    assert_eq!(s.ask("status")[1]["link"], Value::Null);
+    wait_for("link back on both ports", || ports.iter().all(|p| link_up(p)));
+    assert!(before.elapsed() >= control::FLAP_TIME);
+    assert_eq!(s.ask("status")[0]["cable"]["connected"], true);
+
+    assert_eq!(s.ask("cable unplug"), json!({ "cable": false }));
+    wait_for("link down", || !link_up(&ports[1]));
+    assert_eq!(s.ask("cable plug"), json!({ "cable": true }));
+    wait_for("link up", || link_up(&ports[1]));
+
+    // Errors come back as JSON too, and the session goes on.
+    assert_eq!(s.ask("ptp 7"), json!({ "error": "no port 7" }));
+    assert_eq!(s.ask("vanish 0 maybe"), json!({ "error": "expected on or off" }));
+    assert_eq!(s.ask("drop-txts 0"), json!({ "error": "count missing" }));
+    assert!(s.ask("frobnicate")["error"].as_str().unwrap().contains("unknown command"));
+    assert_eq!(s.ask("status").as_array().unwrap().len(), 2);
+
+    for p in &ports {
+        p.shutdown();
+    }
+}
