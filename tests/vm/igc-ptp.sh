@@ -66,6 +66,14 @@ for p in 0 1; do
 	rd=$(echo "$c" | sed -n 's/.*"tx_read":\([0-9]*\).*/\1/p')
 	check "model port $p: TX timestamps captured ($cap) == read by igc ($rd), > 0" \
 		test "${cap:-0}" -gt 0 -a "${cap:-0}" = "${rd:-x}"
+	[ $p = 0 ] && rd0=$rd
 done
+# The model's latency from "TX timestamp ready" to igc's TXSTMPH read.
+lat=$($ctl ptp 0 | python3 -c 'import json, sys
+l = json.load(sys.stdin)["txts_read_latency_ns"]
+print(l["count"], int(l["mean"] or 0), l["max"] or 0)')
+read -r lat_n lat_mean lat_max <<<"$lat"
+echo "# model port 0: TX timestamp ready -> TXSTMPH read: mean $((lat_mean / 1000)) us, max $((lat_max / 1000)) us over $lat_n (TCG)"
+check "model port 0: read latency measured for every timestamp read ($lat_n)" test "${lat_n:-0}" = "${rd0:-x}"
 check "no warning or oops in dmesg" no_kernel_splat
 tap_done
