@@ -313,6 +313,9 @@ fn frame_crosses_the_wire_between_two_ports() {
     rx.write32(regs::rxq(0, regs::RXDCTL), 0x0204_0808);
     rx.write32(regs::rxq(0, regs::RDT), 7);
     rx.write32(regs::RCTL, 0x0400_8022);
+    // BAR writes are posted: flush them, as the driver's wrfl() does, so the
+    // receiver is enabled before the sender (another socket) transmits.
+    rx.read32(regs::STATUS);
 
     // Sender: one 100-byte frame to the receiver's MAC.
     let mut frame = vec![0u8; 100];
