@@ -47,7 +47,7 @@ ip link set "$i0" down
 check "both ports up with carrier in namespaces a and b" setup_namespaces igc
 opts="-H -m --logSyncInterval -3 --tx_timestamp_timeout 200 --summary_interval 0"
 ip netns exec a ptp4l -i "$(ns_iface a)" $opts --serverOnly 1 >/tmp/ptp4l-master.log 2>&1 &
-ip netns exec b timeout 60 ptp4l -i "$(ns_iface b)" $opts --clientOnly 1 >/tmp/ptp4l-slave.log 2>&1
+ip netns exec b timeout 50 ptp4l -i "$(ns_iface b)" $opts --clientOnly 1 >/tmp/ptp4l-slave.log 2>&1
 kill %1 2>/dev/null
 check "ptp4l slave reached SLAVE state" grep -q "to SLAVE on MASTER_CLOCK_SELECTED" /tmp/ptp4l-slave.log
 check "ptp4l master had no TX timestamp timeout" sh -c '! grep -q "timed out while polling for tx timestamp" /tmp/ptp4l-master.log'
