@@ -264,4 +264,31 @@ mod tests {
         d.read(REGION_BAR3, MSIX_PBA_OFFSET, &mut pba).unwrap();
         assert_eq!(pba[0], 0b10);
     }
+
+    #[test]
+    fn eitr_deferred_firing_of_masked_vector_goes_to_pba() {
+        let clock = Arc::new(VirtualClock::new(0));
+        let cfg = MacConfig { mac_addr: [2, 0, 0, 0, 0, 1], ptp: PtpConfig::default() };
+        let mut d = Device::new(0x15F3, cfg, clock.clone());
+        let probes: Vec<Probe> = (0..5).map(|_| Probe::default()).collect();
+        let t = probes.iter().map(|p| Some(Box::new(p.clone()) as Box<dyn Notifier>)).collect();
+        d.irqs.set_triggers(INDEX_MSIX, 0, t);
+        w32(&mut d, regs::GPIE, 0xC000_0011);
+        w32(&mut d, regs::EITR0 + 8, 0x8000_0000 | (196 & 0x7FFC)); // 49 µs
+        w32(&mut d, regs::EIMS, 0x1F);
+        w32(&mut d, regs::EICS, 1 << 2);
+        assert_eq!(probes[2].hits(), 1);
+        w32(&mut d, regs::EICS, 1 << 2);
+        assert_eq!(probes[2].hits(), 1, "held by EITR(2)");
+        assert_eq!(d.mac.next_irq_deadline(), Some(49_000));
+        // The client masks the vector; the deferred message becomes pending.
+        d.irqs.action(INDEX_MSIX, 2, &[true], crate::irq::IrqAction::Mask, false);
+        clock.advance(49_000);
+        d.deliver_irqs();
+        assert_eq!(probes[2].hits(), 1);
+        assert_eq!(d.irqs.msix_pending(), 1 << 2);
+        d.irqs.action(INDEX_MSIX, 2, &[true], crate::irq::IrqAction::Unmask, false);
+        assert_eq!(probes[2].hits(), 2);
+        assert_eq!(d.irqs.msix_pending(), 0);
+    }
 }

@@ -94,7 +94,7 @@ impl Mac {
             regs: vec![0; NUM_REGS],
             nvm: Nvm::new(config.mac_addr),
             phy: Phy::new(),
-            intr: Interrupts::new(),
+            intr: Interrupts::new(clock.clone()),
             stats: Stats::new(),
             ptp: Ptp::new(now, config.ptp),
             config,
@@ -198,6 +198,12 @@ impl Mac {
     /// Interrupt messages that became due.
     pub fn take_signals(&mut self) -> Signals {
         self.intr.take_signals()
+    }
+
+    /// Host time at which a message held back by EITR moderation is due
+    /// (then [`Mac::take_signals`] releases it).
+    pub fn next_irq_deadline(&self) -> Option<u64> {
+        self.intr.next_deadline()
     }
 
     /// INTx line level.

@@ -2,7 +2,8 @@
 
 //! A port: a [`Device`] behind a lock, the far end of its cable (the other
 //! port or a TAP device) and a worker thread for everything asynchronous
-//! (frames from the cable, link changes, periodic PTP work).
+//! (frames from the cable, link changes, periodic PTP work, interrupts
+//! released when their EITR interval expires).
 
 use std::io;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -103,9 +104,19 @@ impl Port {
         let _ = self.events.send(PortEvent::Shutdown);
     }
 
+    /// How long the worker may sleep: until the next tick, or earlier if
+    /// an interrupt held back by EITR moderation falls due.
+    fn next_wait(&self) -> Duration {
+        let d = self.lock();
+        match d.mac.next_irq_deadline() {
+            Some(due) => Duration::from_nanos(due.saturating_sub(d.mac.now())).min(TICK),
+            None => TICK,
+        }
+    }
+
     fn run(&self, events: Receiver<PortEvent>) {
         loop {
-            match events.recv_timeout(TICK) {
+            match events.recv_timeout(self.next_wait()) {
                 Ok(PortEvent::Frame(frame)) => self.with_device(|d| {
                     let Device { mac, dma, .. } = d;
                     mac.receive(&frame, dma);
@@ -118,5 +129,42 @@ impl Port {
                 Err(RecvTimeoutError::Timeout) => self.with_device(|d| d.mac.tick()),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::irq::{tests::Probe, Notifier, INDEX_MSIX};
+    use crate::phy::Abilities;
+    use crate::ptp::{PtpConfig, VirtualClock};
+    use crate::regs;
+    use std::time::Instant;
+
+    #[test]
+    fn worker_releases_held_interrupt_at_eitr_expiry() {
+        let clock = Arc::new(VirtualClock::new(0));
+        let wire = Wire::new(1, 0, Abilities::ALL);
+        let cfg = MacConfig { mac_addr: [2, 0, 0, 0, 0, 1], ptp: PtpConfig::default() };
+        let (port, worker) = Port::spawn("eitr".into(), 0, 0x15F3, cfg, clock.clone(), &wire);
+        let probe = Probe::default();
+        port.with_device(|d| {
+            d.irqs.set_triggers(INDEX_MSIX, 1, vec![Some(Box::new(probe.clone()) as Box<dyn Notifier>)]);
+            let Device { mac, dma, .. } = d;
+            mac.write32(regs::GPIE, 0x0000_0011, dma);
+            mac.write32(regs::EITR0 + 4, 0x8000_0000 | 196, dma); // 49 µs
+            mac.write32(regs::EIMS, 1 << 1, dma);
+            mac.write32(regs::EICS, 1 << 1, dma);
+            mac.write32(regs::EICS, 1 << 1, dma);
+        });
+        assert_eq!(probe.hits(), 1, "second cause held");
+        clock.advance(49_000);
+        let start = Instant::now();
+        while probe.hits() < 2 && start.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(probe.hits(), 2, "the worker fired the held vector");
+        port.shutdown();
+        worker.join().unwrap();
     }
 }

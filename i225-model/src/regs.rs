@@ -219,6 +219,31 @@ pub mod ivar {
     pub const VECTOR_MASK: u32 = 0x1F;
 }
 
+/// EITR(n) = EITR0 + 4n (igc_regs.h: `IGC_EITR(_n) (0x01680 + (0x4 * (_n)))`).
+pub mod eitr {
+    /// The interval field, bits 14:2 (igc_defines.h: `IGC_QVECTOR_MASK 0x7FFC`).
+    /// Taken in place it counts 0.25 µs (the field itself counts 1 µs): see
+    /// [`interval_ns`].
+    pub const INTERVAL_MASK: u32 = 0x7FFC;
+    /// Writes leave the interval counter alone (`IGC_EITR_CNT_IGNR`); igc
+    /// sets it on every write. The model keeps no counter to reset.
+    pub const CNT_IGNR: u32 = 1 << 31;
+
+    /// The moderation interval an EITR value programs, in ns.
+    ///
+    /// igc writes `itr_val & IGC_QVECTOR_MASK` (igc_main.c, igc_write_itr:
+    /// `u32 itr_val = q_vector->itr_val & IGC_QVECTOR_MASK;`), where itr_val
+    /// is 4 × the interval in µs: ethtool's `rx_itr_setting =
+    /// ec->rx_coalesce_usecs << 2` (igc_ethtool.c, igc_ethtool_set_coalesce)
+    /// and igc.h's `IGC_20K_ITR 196` (49 µs, 20,000 ints/s), `IGC_4K_ITR 980`
+    /// (245 µs), `IGC_70K_ITR 56` (14 µs). So `(val & 0x7FFC) >> 2` is the
+    /// interval in µs; 0 means no moderation (igc never writes it: its
+    /// minimum is `IGC_ITR_VAL_MASK`, 0x04 = 1 µs).
+    pub fn interval_ns(val: u32) -> u64 {
+        u64::from((val & INTERVAL_MASK) >> 2) * 1000
+    }
+}
+
 pub mod rctl {
     pub const EN: u32 = 1 << 1;
     pub const SBP: u32 = 1 << 2;
