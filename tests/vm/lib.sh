@@ -3,6 +3,8 @@
 # lab/vm) and prints "ok N - what" or "not ok N - what" per check; lab/test
 # counts them. A "# lab-vm: ARGS" line in a test gives lab/vm its options.
 
+MODEL_CTL=/lab/src/lab/guest/model-ctl
+
 _tap_n=0
 _tap_failed=0
 
@@ -65,4 +67,34 @@ setup_namespaces() {
 
 ns_iface() {
 	ip -n "$1" -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'
+}
+
+# ptp4l_pair SECONDS: ptp4l -H master in namespace a, slave in b (see
+# setup_namespaces) at 8 Sync messages a second, for SECONDS. Logs in
+# /tmp/ptp4l-master.log and /tmp/ptp4l-slave.log. The TX timestamp timeout is
+# raised for TCG, where an interrupt can take milliseconds to reach a driver.
+ptp4l_pair() {
+	local opts="-H -m --logSyncInterval -3 --tx_timestamp_timeout 200 --summary_interval 0"
+	ip netns exec a ptp4l -i "$(ns_iface a)" $opts --serverOnly 1 >/tmp/ptp4l-master.log 2>&1 &
+	local master=$!
+	ip netns exec b timeout "$1" ptp4l -i "$(ns_iface b)" $opts --clientOnly 1 \
+		>/tmp/ptp4l-slave.log 2>&1
+	kill "$master" 2>/dev/null
+	wait "$master" 2>/dev/null
+}
+
+# ptp4l_converged N: "count rms worst" over the slave's last N one-second
+# summaries (offset RMS and max |offset| in ns).
+ptp4l_converged() {
+	grep -o "rms *-\?[0-9]* max *-\?[0-9]*" /tmp/ptp4l-slave.log | tail -"$1" |
+		awk '{ n++; s += $2 * $2; m = ($4 < 0 ? -$4 : $4); if (m > w) w = m }
+		     END { printf "%d %.1f %d\n", n, (n ? sqrt(s / n) : 0), w }'
+}
+
+# model_tx_stamps PORT: "captured read", the model's count of TX timestamps
+# it captured and the driver read (TXSTMPH) on that port.
+model_tx_stamps() {
+	$MODEL_CTL ptp "$1" | python3 -c 'import json, sys
+p = json.load(sys.stdin)
+print(p["tx_captured"], p["tx_read"])'
 }
