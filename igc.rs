@@ -1,36 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! rigc: a Rust driver for the Intel(R) Ethernet Controller I225/I226 family.
+//! rigc: a Rust driver for the Intel(R) Ethernet Controller I225/I226 family (2.5 GbE).
 //!
-//! This is the crate root: the module, the PCI driver and (as the driver grows) the netdev
-//! operations. The hardware is described in [`regs`]; the datapath lives in [`tx`], [`rx`] and
-//! [`irq`], and the PTP hardware clock in [`ptp`].
-//!
-//! The C `igc` driver serves the same devices and is the reference for the hardware's behaviour.
+//! The hardware and its sequences follow the C `igc` driver; the ownership and execution-context
+//! rules are in `docs/design.md` of the rigc repository.
 
 use kernel::{
-    device::Core,
+    device::{self, Core},
     io::Io,
-    pci,
-    prelude::*, //
+    net::{
+        dev::{self, features, flags, Budget, Device, Napi, Poll, Registration, Stats64, Xmit},
+        ethtool::{Channels, DrvInfo, LinkMode, LinkSettings, RingParam, SPEED_UNKNOWN},
+        skb::TxSkb,
+    },
+    new_delayed_work, new_mutex, new_spinlock_irq, pci,
+    prelude::*,
+    str::CStr,
+    sync::{
+        aref::ARef,
+        atomic::{Atomic, Relaxed},
+        Arc, Mutex, SpinLockIrq,
+    },
+    time::msecs_to_jiffies,
+    workqueue::{self, DelayedWork},
 };
 
+mod hw;
 mod irq;
 mod ptp;
 mod regs;
 mod rx;
+mod stats;
 mod tx;
 
-/// The two families the C driver tells apart (`igc_is_device_id_i225/i226`).
+use hw::{Advertise, Hw};
+use regs::{bits, off};
+use rx::RxRing;
+use tx::TxRing;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
     I225,
     I226,
-    /// IDs in neither helper list (I220-V, I221-V, I226-LMvP, the blank-NVM parts).
     Other,
 }
 
-/// Per-ID information from the device table.
 #[derive(Clone, Copy, Debug)]
 struct PartInfo {
     name: &'static str,
@@ -68,36 +82,676 @@ const fn intel(device: u32) -> pci::DeviceId {
     pci::DeviceId::from_id(pci::Vendor::INTEL, device)
 }
 
-/// A bound I225/I226 port.
-struct Rigc<'bound> {
-    pdev: &'bound pci::Device,
-    bar: regs::Bar0<'bound>,
-    info: &'bound PartInfo,
+/// Queue pairs the I225 has (`IGC_MAX_TX_QUEUES`, `IGC_MAX_RX_QUEUES`).
+const MAX_QUEUES: usize = 4;
+/// Default ring size (`IGC_DEFAULT_TXD`, `IGC_DEFAULT_RXD`).
+const DEFAULT_RING: u32 = 256;
+/// Ring size limits (`IGC_MIN_TXD` .. `IGC_MAX_TXD`), in steps of 8.
+const MIN_RING: u32 = 64;
+const MAX_RING: u32 = 4096;
+/// Largest MTU: a 9216-byte frame (`MAX_STD_JUMBO_FRAME_SIZE`) less the headers.
+const MAX_MTU: u32 = 9216 - 14 - 4 - 4;
+/// Watchdog period (`igc_watchdog`, 2 s).
+const WATCHDOG_MS: u32 = 2000;
+
+/// One queue pair: a TX and an RX ring served by one vector and one NAPI context.
+#[pin_data]
+struct QueuePair {
+    index: u16,
+    #[pin]
+    tx: SpinLockIrq<Option<TxRing>>,
+    #[pin]
+    rx: SpinLockIrq<Option<RxRing>>,
+    txc: tx::TxCounters,
+    rxc: rx::RxCounters,
 }
 
-impl Rigc<'_> {
-    /// Reads the link state from STATUS and logs it, as the C driver's watchdog reports it.
-    fn log_link(&self) {
-        let status = self.bar.read(regs::STATUS);
-        if status.lu() {
-            dev_info!(
-                self.pdev,
-                "link up: {} Mbps {} duplex\n",
-                status.speed().mbps(),
-                if status.fd() { "full" } else { "half" }
-            );
-        } else {
-            dev_info!(self.pdev, "link down\n");
+impl QueuePair {
+    fn new(index: u16) -> impl PinInit<Self> {
+        pin_init!(Self {
+            index,
+            tx <- new_spinlock_irq!(None, "rigc_tx_ring"),
+            rx <- new_spinlock_irq!(None, "rigc_rx_ring"),
+            txc: tx::TxCounters::new(),
+            rxc: rx::RxCounters::new(),
+        })
+    }
+}
+
+/// Settings changed in process context, and whether the interface is up.
+struct Config {
+    up: bool,
+    tx_ring: u32,
+    rx_ring: u32,
+    queues: usize,
+    advertise: Advertise,
+}
+
+/// The network device's data: everything the callbacks, handlers and watchdog share.
+#[pin_data]
+pub(crate) struct Net {
+    hw: Hw,
+    pdev: ARef<pci::Device>,
+    info: PartInfo,
+    queues: KVec<Pin<KBox<QueuePair>>>,
+    #[pin]
+    cfg: Mutex<Config>,
+    mode: Atomic<u32>,
+    queue_vectors: Atomic<u32>,
+    #[pin]
+    hwstats: Mutex<stats::HwStats>,
+    /// A copy of `hwstats` for `ndo_get_stats64`, which may not sleep.
+    #[pin]
+    hwstats_copy: SpinLockIrq<stats::HwStats>,
+    watchdog_gen: Atomic<u64>,
+    /// The armed watchdog while the interface is up.
+    #[pin]
+    watchdog: Mutex<Option<Arc<Watchdog>>>,
+    /// The datapath runs: completed polls may re-enable their interrupt.
+    running: Atomic<bool>,
+    tx_timeouts: Atomic<u64>,
+    reset_requested: Atomic<bool>,
+    link_mbps: Atomic<u32>,
+}
+
+impl Net {
+    fn mode(&self) -> irq::Mode {
+        match self.mode.load(Relaxed) {
+            0 => irq::Mode::Single,
+            _ => irq::Mode::MsiX {
+                queue_vectors: self.queue_vectors.load(Relaxed) as usize,
+            },
+        }
+    }
+
+    /// Reports a link change (from the link interrupt or the watchdog): carrier and a log line
+    /// as igc prints it. Any context.
+    fn link_changed(&self, dev: &Device) {
+        let link = self.hw.link();
+        let mbps = link.map_or(0, |l| l.mbps);
+        let old = self.link_mbps.load(Relaxed);
+        self.link_mbps.store(mbps, Relaxed);
+        match link {
+            Some(l) => {
+                if !dev.carrier_ok() || old != l.mbps {
+                    pr_info!(
+                        "{}: NIC Link is Up {} Mbps {} Duplex\n",
+                        dev.name(),
+                        l.mbps,
+                        if l.full_duplex { "Full" } else { "Half" }
+                    );
+                }
+                dev.carrier_on();
+            }
+            None => {
+                if dev.carrier_ok() {
+                    pr_info!("{}: NIC Link is Down\n", dev.name());
+                }
+                dev.carrier_off();
+            }
+        }
+    }
+
+    /// Refreshes the hardware counters. Process context: takes the mutex, reads the registers,
+    /// then publishes a copy under the spinlock without touching the hardware.
+    fn update_stats(&self) -> stats::HwStats {
+        let mut s = self.hwstats.lock();
+        s.update(&self.hw);
+        let copy = *s;
+        drop(s);
+        *self.hwstats_copy.lock() = copy;
+        copy
+    }
+
+    fn sw_totals(&self) -> stats::SwTotals {
+        let mut t = stats::SwTotals {
+            tx_timeouts: self.tx_timeouts.load(Relaxed),
+            ..Default::default()
+        };
+        for q in self.queues.iter() {
+            t.tx_restart += q.txc.restart.load(Relaxed);
+            t.tx_busy += q.txc.busy.load(Relaxed);
+            t.tx_dropped += q.txc.dropped.load(Relaxed);
+            t.rx_csum_err += q.rxc.csum_err.load(Relaxed);
+            t.rx_alloc_failed += q.rxc.alloc_failed.load(Relaxed);
+            t.rx_errors += q.rxc.errors.load(Relaxed);
+        }
+        t
+    }
+
+    /// Programs the MAC for receive and transmit (`igc_configure`, `igc_setup_rctl`,
+    /// `igc_setup_tctl`, `igc_setup_mrqc`) for `queues` queue pairs.
+    fn configure_mac(&self, dev: &Device, queues: usize) {
+        let hw = &self.hw;
+        hw.set_rar0(&dev.addr());
+        hw.wr(
+            off::TCTL,
+            bits::TCTL_PSP | bits::TCTL_RTLC | bits::TCTL_CT_15,
+        );
+        // RSS: the key, and the 128-entry table spread over the queues.
+        const KEY: [u32; 10] = [
+            0xda565a6d, 0xc20e5b25, 0x3d256741, 0xb08fa343, 0xcb2bcad0, 0xb4307bae, 0xa32dcb77,
+            0x0cf23080, 0x3bb7426a, 0xfa01acbe,
+        ];
+        for (i, k) in KEY.iter().enumerate() {
+            hw.wr(off::rssrk(i), *k);
+        }
+        for r in 0..32 {
+            let mut v = 0u32;
+            for b in 0..4 {
+                let entry = r * 4 + b;
+                v |= ((entry * queues / 128) as u32) << (8 * b);
+            }
+            hw.wr(off::reta(r), v);
+        }
+        hw.wr(
+            off::RXCSUM,
+            bits::RXCSUM_PCSD | bits::RXCSUM_TUOFL | bits::RXCSUM_IPOFL,
+        );
+        let mrqc = bits::MRQC_RSS_FIELD_IPV4
+            | bits::MRQC_RSS_FIELD_IPV4_TCP
+            | bits::MRQC_RSS_FIELD_IPV6
+            | bits::MRQC_RSS_FIELD_IPV6_TCP
+            | bits::MRQC_RSS_FIELD_IPV6_TCP_EX
+            | if queues > 1 {
+                bits::MRQC_ENABLE_RSS_MQ
+            } else {
+                0
+            };
+        hw.wr(off::MRQC, mrqc);
+        hw.wr(off::RLPML, dev.mtu() + 14 + 4 + 4);
+        self.write_rx_mode(dev);
+    }
+
+    /// Unicast/multicast promiscuity and the multicast hash table (`igc_set_rx_mode`,
+    /// `igc_hash_mc_addr`).
+    fn write_rx_mode(&self, dev: &Device) {
+        let hw = &self.hw;
+        let f = dev.flags();
+        let mut rctl = bits::RCTL_EN | bits::RCTL_BAM | bits::RCTL_SECRC | bits::RCTL_LPE;
+        let mut addrs = [[0u8; 6]; 32];
+        let n = dev.mc_addrs(&mut addrs);
+        if f & flags::PROMISC != 0 {
+            rctl |= bits::RCTL_UPE | bits::RCTL_MPE;
+        } else if f & flags::ALLMULTI != 0 || n > addrs.len() {
+            rctl |= bits::RCTL_MPE;
+        }
+        let mut mta = [0u32; 128];
+        for a in addrs.iter().take(n.min(addrs.len())) {
+            let hash = (u32::from(a[4]) >> 4 | u32::from(a[5]) << 4) & 0xFFF;
+            mta[(hash >> 5) as usize & 127] |= 1 << (hash & 0x1F);
+        }
+        for (i, v) in mta.iter().enumerate() {
+            hw.wr(off::mta(i), *v);
+        }
+        hw.wr(off::RCTL, rctl);
+    }
+}
+
+/// Brings the interface up: rings for the configured queues, hardware programming, interrupts,
+/// NAPI, queues, watchdog (`__igc_open`).
+fn up(net: &Registration<Net>, parent: &device::Device<device::Bound>, cfg: &mut Config) -> Result {
+    let dev = net.device();
+    let nq = cfg.queues;
+    for qp in net.queues.iter().take(nq) {
+        let txr = TxRing::new(parent, qp.index, cfg.tx_ring)?;
+        let rxr = RxRing::new(parent, qp.index, cfg.rx_ring)?;
+        let old = (qp.tx.lock().replace(txr), qp.rx.lock().replace(rxr));
+        drop(old);
+    }
+    start_hw(net, dev, nq);
+    cfg.up = true;
+    let gen = net.watchdog_gen.fetch_add(1, Relaxed) + 1;
+    *net.watchdog.lock() = Some(Watchdog::start(net.arc(), gen)?);
+    Ok(())
+}
+
+/// Programs the hardware for rings that exist and starts the datapath.
+fn start_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
+    let hw = &net.hw;
+    let mode = net.mode();
+    net.configure_mac(dev, nq);
+    for qp in net.queues.iter().take(nq) {
+        if let Some(r) = qp.tx.lock().as_ref() {
+            r.configure(hw);
+        }
+        if let Some(r) = qp.rx.lock().as_ref() {
+            r.configure(hw);
+        }
+    }
+    hw.set_bits(off::TCTL, bits::TCTL_EN);
+    irq::configure(hw, mode, nq);
+    net.running.store(true, Relaxed);
+    for i in 0..nq {
+        if let Some(napi) = net.napi(i) {
+            napi.enable();
+        }
+    }
+    // Causes that arrived while masked are dropped: the link is read below.
+    let _ = hw.rd(off::ICR);
+    irq::enable(hw, mode);
+    dev.tx_start_all_queues();
+    net.link_changed(dev);
+}
+
+/// Stops the datapath and the hardware; the rings stay allocated and are emptied.
+fn stop_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
+    let hw = &net.hw;
+    net.running.store(false, Relaxed);
+    dev.tx_disable();
+    hw.clear_bits(off::RCTL, bits::RCTL_EN);
+    irq::disable(hw, net.mode());
+    for i in 0..nq {
+        if let Some(napi) = net.napi(i) {
+            napi.disable();
+        }
+    }
+    for qp in net.queues.iter().take(nq) {
+        if let Some(r) = qp.tx.lock().as_ref() {
+            r.disable(hw);
+        }
+        if let Some(r) = qp.rx.lock().as_ref() {
+            r.disable(hw);
+        }
+    }
+    hw.clear_bits(off::TCTL, bits::TCTL_EN);
+    hw.flush();
+    kernel::time::delay::fsleep(kernel::time::Delta::from_millis(1));
+    dev.carrier_off();
+    for qp in net.queues.iter().take(nq) {
+        if let Some(r) = Option::as_mut(&mut *qp.tx.lock()) {
+            r.clear(dev);
+        }
+        if let Some(r) = Option::as_mut(&mut *qp.rx.lock()) {
+            r.reset();
         }
     }
 }
 
-/// The PCI driver.
+/// Brings the interface down and frees the rings (`__igc_close`).
+fn down(net: &Registration<Net>, cfg: &mut Config) {
+    let dev = net.device();
+    net.watchdog_gen.fetch_add(1, Relaxed);
+    if let Some(w) = net.watchdog.lock().take() {
+        // The watchdog only try-locks `cfg`, so waiting for it here cannot deadlock.
+        workqueue::cancel_delayed_work_sync(&w);
+    }
+    stop_hw(net, dev, cfg.queues);
+    for qp in net.queues.iter() {
+        // Take the rings out under their locks, free them after: freeing coherent DMA memory
+        // (and unmapping pages) must not happen with interrupts disabled.
+        let tx = qp.tx.lock().take();
+        let rx = qp.rx.lock().take();
+        drop((tx, rx));
+    }
+    cfg.up = false;
+}
+
+/// The 2-second watchdog (`igc_watchdog_task`): link state, statistics, TX hang recovery.
+#[pin_data]
+struct Watchdog {
+    net: Arc<Registration<Net>>,
+    gen: u64,
+    #[pin]
+    work: DelayedWork<Watchdog>,
+}
+
+kernel::impl_has_delayed_work! {
+    impl HasDelayedWork<Self> for Watchdog { self.work }
+}
+
+impl Watchdog {
+    fn start(net: Arc<Registration<Net>>, gen: u64) -> Result<Arc<Self>> {
+        let w = Arc::pin_init(
+            pin_init!(Watchdog {
+                net,
+                gen,
+                work <- new_delayed_work!("rigc_watchdog"),
+            }),
+            GFP_KERNEL,
+        )?;
+        let _ = workqueue::system_power_efficient()
+            .enqueue_delayed(w.clone(), msecs_to_jiffies(WATCHDOG_MS));
+        Ok(w)
+    }
+}
+
+impl workqueue::WorkItem for Watchdog {
+    type Pointer = Arc<Watchdog>;
+
+    fn run(this: Arc<Watchdog>) {
+        let net = &*this.net;
+        if net.watchdog_gen.load(Relaxed) != this.gen {
+            return;
+        }
+        net.link_changed(net.device());
+        let _ = net.update_stats();
+        if net.reset_requested.load(Relaxed) {
+            // A busy `cfg` means ifdown or a reconfiguration: retry on the next round.
+            if let Some(cfg) = net
+                .cfg
+                .try_lock()
+                .filter(|c| c.up && net.watchdog_gen.load(Relaxed) == this.gen)
+            {
+                net.reset_requested.store(false, Relaxed);
+                pr_info!(
+                    "{}: resetting the TX/RX rings after a TX hang\n",
+                    net.device().name()
+                );
+                stop_hw(net, net.device(), cfg.queues);
+                start_hw(net, net.device(), cfg.queues);
+            }
+        }
+        if net.watchdog_gen.load(Relaxed) == this.gen {
+            let _ = workqueue::system_power_efficient()
+                .enqueue_delayed(this, msecs_to_jiffies(WATCHDOG_MS));
+        }
+    }
+}
+
+fn link_mode_speed(ks: &LinkSettings, adv: &mut Advertise) {
+    adv.m10_half = ks.advertising(LinkMode::T10Half);
+    adv.m10 = ks.advertising(LinkMode::T10Full);
+    adv.m100_half = ks.advertising(LinkMode::T100Half);
+    adv.m100 = ks.advertising(LinkMode::T100Full);
+    adv.m1000 = ks.advertising(LinkMode::T1000Full);
+    adv.m2500 = ks.advertising(LinkMode::T2500Full);
+}
+
+/// Restarts the interface with new settings, if it is up.
+fn reconfigure(
+    net: &Registration<Net>,
+    parent: &device::Device<device::Bound>,
+    change: impl FnOnce(&mut Config),
+) -> Result {
+    let mut cfg = net.cfg.lock();
+    let was_up = cfg.up;
+    if was_up {
+        down(net, &mut cfg);
+    }
+    change(&mut cfg);
+    net.set_real_num_queues(cfg.queues as u32, cfg.queues as u32)?;
+    if was_up {
+        up(net, parent, &mut cfg)?;
+    }
+    Ok(())
+}
+
+#[vtable]
+impl dev::Operations for Net {
+    fn open(net: &Registration<Self>, parent: &device::Device<device::Bound>) -> Result {
+        let mut cfg = net.cfg.lock();
+        if let Err(e) = up(net, parent, &mut cfg) {
+            down(net, &mut cfg);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn stop(net: &Registration<Self>) -> Result {
+        let mut cfg = net.cfg.lock();
+        if cfg.up {
+            down(net, &mut cfg);
+        }
+        Ok(())
+    }
+
+    fn start_xmit(
+        net: &Registration<Self>,
+        parent: &device::Device<device::Bound>,
+        queue: u16,
+        skb: TxSkb,
+    ) -> Xmit {
+        let Some(qp) = net.queues.get(usize::from(queue)) else {
+            return Xmit::Ok;
+        };
+        let mut ring = qp.tx.lock();
+        let Some(r) = Option::as_mut(&mut *ring) else {
+            qp.txc.dropped.fetch_add(1, Relaxed);
+            return Xmit::Ok;
+        };
+        match r.xmit(&net.hw, net.device(), parent, &qp.txc, skb) {
+            Ok(()) => Xmit::Ok,
+            Err(skb) => Xmit::Busy(skb),
+        }
+    }
+
+    fn poll(net: &Registration<Self>, napi: &Napi, index: usize, budget: Budget) -> Poll {
+        let Some(qp) = net.queues.get(index) else {
+            return Poll::Done(0);
+        };
+        let dev = net.device();
+        let tx_done = match Option::as_mut(&mut *qp.tx.lock()) {
+            Some(r) => r.clean(dev, &qp.txc, budget),
+            None => true,
+        };
+        // A budget of 0 (netpoll) allows TX cleaning only.
+        let rx_done = match (budget.get(), Option::as_mut(&mut *qp.rx.lock())) {
+            (0, _) | (_, None) => 0,
+            (b, Some(r)) => r.clean(&net.hw, dev, napi, &qp.rxc, b),
+        };
+        if !tx_done || rx_done >= budget.get() {
+            Poll::Again
+        } else {
+            Poll::Done(rx_done)
+        }
+    }
+
+    fn napi_complete(net: &Registration<Self>, index: usize) {
+        if net.running.load(Relaxed) {
+            irq::enable_queue(&net.hw, net.mode(), index);
+        }
+    }
+
+    fn get_stats64(net: &Registration<Self>, stats: &mut Stats64) {
+        let s = stats.get_mut();
+        for q in net.queues.iter() {
+            s.rx_packets += q.rxc.packets.load(Relaxed);
+            s.rx_bytes += q.rxc.bytes.load(Relaxed);
+            s.tx_packets += q.txc.packets.load(Relaxed);
+            s.tx_bytes += q.txc.bytes.load(Relaxed);
+            s.tx_dropped += q.txc.dropped.load(Relaxed);
+            s.rx_errors += q.rxc.errors.load(Relaxed) + q.rxc.csum_err.load(Relaxed);
+            s.rx_dropped += q.rxc.alloc_failed.load(Relaxed);
+        }
+        let hw = *net.hwstats_copy.lock();
+        s.multicast = hw.mprc;
+        s.rx_crc_errors = hw.crcerrs;
+        s.rx_length_errors = hw.roc + hw.ruc;
+        s.rx_missed_errors = hw.mpc;
+        s.rx_errors += hw.crcerrs + hw.roc + hw.ruc;
+    }
+
+    fn set_rx_mode(net: &Registration<Self>) {
+        net.write_rx_mode(net.device());
+    }
+
+    fn set_mac_address(net: &Registration<Self>, addr: &[u8; 6]) -> Result {
+        net.hw.set_rar0(addr);
+        Ok(())
+    }
+
+    fn change_mtu(
+        net: &Registration<Self>,
+        _parent: &device::Device<device::Bound>,
+        new_mtu: u32,
+    ) -> Result {
+        // Buffers are 2 KiB and frames are copied out of them, so any MTU up to the maximum
+        // (checked by the core) only needs the receive length limit.
+        net.hw.wr(off::RLPML, new_mtu + 14 + 4 + 4);
+        pr_info!(
+            "{}: changing MTU from {} to {}\n",
+            net.device().name(),
+            net.device().mtu(),
+            new_mtu
+        );
+        Ok(())
+    }
+
+    fn tx_timeout(net: &Registration<Self>, queue: u32) {
+        net.tx_timeouts.fetch_add(1, Relaxed);
+        net.reset_requested.store(true, Relaxed);
+        pr_warn!(
+            "{}: TX queue {} timed out, reset scheduled\n",
+            net.device().name(),
+            queue
+        );
+    }
+
+    fn set_features(_net: &Registration<Self>, _features: u64) -> Result {
+        // RX checksum and hash are applied per packet from the device's features.
+        Ok(())
+    }
+
+    fn get_drvinfo(net: &Registration<Self>, info: &mut DrvInfo<'_>) {
+        info.set_driver(c"rigc");
+        let dev: &device::Device = net.pdev.as_ref();
+        info.set_bus_info(dev.name());
+    }
+
+    fn get_link_ksettings(net: &Registration<Self>, ks: &mut LinkSettings) -> Result {
+        for m in [
+            LinkMode::T10Half,
+            LinkMode::T10Full,
+            LinkMode::T100Half,
+            LinkMode::T100Full,
+            LinkMode::T1000Full,
+            LinkMode::T2500Full,
+            LinkMode::Autoneg,
+            LinkMode::Tp,
+        ] {
+            ks.add_supported(m);
+        }
+        // What the PHY advertises, read back; the last setting if the PHY does not answer.
+        let adv = net.hw.advertised().unwrap_or(net.cfg.lock().advertise);
+        for (on, m) in [
+            (adv.m10_half, LinkMode::T10Half),
+            (adv.m10, LinkMode::T10Full),
+            (adv.m100_half, LinkMode::T100Half),
+            (adv.m100, LinkMode::T100Full),
+            (adv.m1000, LinkMode::T1000Full),
+            (adv.m2500, LinkMode::T2500Full),
+        ] {
+            if on {
+                ks.add_advertising(m);
+            }
+        }
+        ks.add_advertising(LinkMode::Autoneg);
+        ks.add_advertising(LinkMode::Tp);
+        ks.set_port_tp(1);
+        ks.set_autoneg(true);
+        match net.hw.link() {
+            Some(l) if net.device().carrier_ok() => {
+                ks.set_speed(l.mbps);
+                ks.set_full_duplex(Some(l.full_duplex));
+            }
+            _ => {
+                ks.set_speed(SPEED_UNKNOWN);
+                ks.set_full_duplex(None);
+            }
+        }
+        Ok(())
+    }
+
+    fn set_link_ksettings(net: &Registration<Self>, ks: &LinkSettings) -> Result {
+        if !ks.autoneg() {
+            pr_info!(
+                "{}: forced speed/duplex is not supported, advertise a speed with autoneg on\n",
+                net.device().name()
+            );
+            return Err(EOPNOTSUPP);
+        }
+        let mut adv = Advertise::default();
+        link_mode_speed(ks, &mut adv);
+        if adv.is_empty() {
+            return Err(EINVAL);
+        }
+        let mut cfg = net.cfg.lock();
+        net.hw.advertise(adv)?;
+        cfg.advertise = adv;
+        Ok(())
+    }
+
+    fn stats_strings(_net: &Registration<Self>) -> &'static [&'static CStr] {
+        &stats::NAMES
+    }
+
+    fn get_ethtool_stats(net: &Registration<Self>, data: &mut [u64]) {
+        let hw = net.update_stats();
+        let sw = net.sw_totals();
+        let mut queues = [[0u64; 4]; stats::STAT_QUEUES];
+        for (q, v) in net.queues.iter().zip(queues.iter_mut()) {
+            *v = [
+                q.txc.packets.load(Relaxed),
+                q.txc.bytes.load(Relaxed),
+                q.rxc.packets.load(Relaxed),
+                q.rxc.bytes.load(Relaxed),
+            ];
+        }
+        stats::values(&hw, &sw, &queues, data);
+    }
+
+    fn get_ringparam(net: &Registration<Self>, ring: &mut RingParam) {
+        let cfg = net.cfg.lock();
+        ring.rx_max = MAX_RING;
+        ring.tx_max = MAX_RING;
+        ring.rx = cfg.rx_ring;
+        ring.tx = cfg.tx_ring;
+    }
+
+    fn set_ringparam(
+        net: &Registration<Self>,
+        parent: &device::Device<device::Bound>,
+        ring: &RingParam,
+    ) -> Result {
+        let size = |n: u32| n.clamp(MIN_RING, MAX_RING).next_multiple_of(8);
+        let (tx, rx) = (size(ring.tx), size(ring.rx));
+        reconfigure(net, parent, |cfg| {
+            cfg.tx_ring = tx;
+            cfg.rx_ring = rx;
+        })
+    }
+
+    fn get_channels(net: &Registration<Self>, ch: &mut Channels) {
+        let cfg = net.cfg.lock();
+        match net.mode() {
+            irq::Mode::MsiX { queue_vectors } => {
+                ch.max_combined = queue_vectors as u32;
+                ch.other = 1;
+            }
+            irq::Mode::Single => ch.max_combined = 1,
+        }
+        ch.combined = cfg.queues as u32;
+    }
+
+    fn set_channels(
+        net: &Registration<Self>,
+        parent: &device::Device<device::Bound>,
+        ch: &Channels,
+    ) -> Result {
+        let max = match net.mode() {
+            irq::Mode::MsiX { queue_vectors } => queue_vectors,
+            irq::Mode::Single => 1,
+        };
+        let n = ch.combined as usize;
+        if n == 0 || n > max {
+            return Err(EINVAL);
+        }
+        reconfigure(net, parent, |cfg| cfg.queues = n)
+    }
+}
+
+/// The PCI driver's data: the network device is owned by the device (devres), so this only
+/// keeps what unbind logs.
+struct Rigc {
+    info: PartInfo,
+}
+
 struct RigcDriver;
 
 impl pci::Driver for RigcDriver {
     type IdInfo = PartInfo;
-    type Data<'bound> = Rigc<'bound>;
+    type Data<'bound> = Rigc;
 
     const ID_TABLE: pci::IdTable<Self::IdInfo> = &PCI_TABLE;
 
@@ -105,25 +759,22 @@ impl pci::Driver for RigcDriver {
         pdev: &'bound pci::Device<Core<'_>>,
         info: Option<&'bound Self::IdInfo>,
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
-        let info = info.ok_or(ENODEV)?;
+        let info = *info.ok_or(ENODEV)?;
 
         pdev.enable_device_mem()?;
         pdev.set_master();
         let bar = pdev.iomap_region_sized::<{ regs::BAR0_SIZE }>(0, c"rigc")?;
 
-        // A surprise-removed device reads all ones; CTRL never does on a live one.
         if bar.read(regs::CTRL).into_raw() == u32::MAX {
             dev_err!(pdev, "device does not respond (CTRL reads all ones)\n");
             return Err(ENODEV);
         }
-        // igc_get_invariants_base() fails probe the same way.
         let eecd = bar.read(regs::EECD);
         if eecd.into_raw() == u32::MAX {
             dev_err!(pdev, "NVM control register reads all ones\n");
             return Err(ENXIO);
         }
 
-        // Nothing is requested yet: keep every interrupt source masked (igc_irq_disable()).
         irq::mask_all(&bar, u32::MAX);
         irq::clear_causes(&bar);
 
@@ -140,9 +791,143 @@ impl pci::Driver for RigcDriver {
         );
         dev_info!(pdev, "PHC time at probe: {}\n", ptp::read_systim(&bar));
 
-        let this = Rigc { pdev, bar, info };
-        this.log_link();
-        Ok(this)
+        let hw = Hw::new(bar.into_devres()?);
+        if let Err(e) = hw.reset() {
+            dev_err!(pdev, "MAC reset did not complete ({:?})\n", e);
+            return Err(e);
+        }
+        let mac = hw.read_mac();
+        if !dev::is_valid_ether_addr(&mac) {
+            dev_err!(pdev, "invalid MAC address in the NVM\n");
+            return Err(EIO);
+        }
+        // Tell the firmware the driver is loaded (`igc_get_hw_control`), bring the link up and
+        // advertise every speed (`igc_setup_link`).
+        hw.set_bits(off::CTRL_EXT, bits::CTRL_EXT_DRV_LOAD);
+        hw.set_bits(off::CTRL, bits::CTRL_SLU);
+        if let Err(e) = hw.advertise(Advertise::ALL) {
+            dev_err!(pdev, "PHY setup failed ({:?})\n", e);
+            return Err(e);
+        }
+        match hw.link() {
+            Some(l) => dev_info!(
+                pdev,
+                "link up: {} Mbps {} duplex\n",
+                l.mbps,
+                if l.full_duplex { "full" } else { "half" }
+            ),
+            None => dev_info!(pdev, "link down\n"),
+        }
+
+        let pdev_ref: ARef<pci::Device> = ARef::from(&**pdev);
+        let mut queues = KVec::with_capacity(MAX_QUEUES, GFP_KERNEL)?;
+        for i in 0..MAX_QUEUES {
+            queues.push(
+                KBox::pin_init(QueuePair::new(i as u16), GFP_KERNEL)?,
+                GFP_KERNEL,
+            )?;
+        }
+        let data = try_pin_init!(Net {
+            hw,
+            pdev: pdev_ref,
+            info,
+            queues,
+            cfg <- new_mutex!(Config {
+                up: false,
+                tx_ring: DEFAULT_RING,
+                rx_ring: DEFAULT_RING,
+                queues: MAX_QUEUES,
+                advertise: Advertise::ALL,
+            }),
+            mode: Atomic::new(0),
+            queue_vectors: Atomic::new(0),
+            hwstats <- new_mutex!(stats::HwStats::default()),
+            hwstats_copy <- new_spinlock_irq!(stats::HwStats::default()),
+            watchdog_gen: Atomic::new(0),
+            watchdog <- new_mutex!(None),
+            running: Atomic::new(false),
+            tx_timeouts: Atomic::new(0),
+            reset_requested: Atomic::new(false),
+            link_mbps: Atomic::new(0),
+        }? Error);
+        let opts = dev::Options {
+            tx_queues: MAX_QUEUES as u32,
+            rx_queues: MAX_QUEUES as u32,
+            napis: MAX_QUEUES,
+            mac,
+            hw_features: features::SG
+                | features::IP_CSUM
+                | features::IPV6_CSUM
+                | features::TSO
+                | features::TSO6
+                | features::RXCSUM
+                | features::RXHASH,
+            features: features::SG
+                | features::IP_CSUM
+                | features::IPV6_CSUM
+                | features::TSO
+                | features::TSO6
+                | features::RXCSUM
+                | features::RXHASH
+                | features::HIGHDMA,
+            max_mtu: MAX_MTU,
+        };
+        let parent: &device::Device<device::Bound> = pdev.as_ref();
+        let net = Registration::register(parent, opts, data, |net| {
+            // MSI-X: the other vector and one per queue pair; else one MSI or INTx vector.
+            let (n, kind) = pdev.register_irq_handlers(
+                1,
+                (MAX_QUEUES + 1) as u32,
+                pci::IrqTypes::all(),
+                c"rigc",
+                |i, n, kind| {
+                    let k = match kind {
+                        pci::IrqType::MsiX if n > 1 => {
+                            if i == 0 {
+                                irq::Kind::Other
+                            } else {
+                                irq::Kind::Queue(i - 1)
+                            }
+                        }
+                        _ => irq::Kind::Single,
+                    };
+                    Ok(irq::Handler {
+                        net: net.clone(),
+                        kind: k,
+                    })
+                },
+            )?;
+            let queues = if matches!(kind, pci::IrqType::MsiX) && n > 1 {
+                net.queue_vectors.store((n - 1) as u32, Relaxed);
+                net.mode.store(1, Relaxed);
+                n - 1
+            } else {
+                1
+            };
+            net.cfg.lock().queues = queues;
+            net.set_real_num_queues(queues as u32, queues as u32)?;
+            dev_info!(
+                pdev,
+                "{} queue pair(s), {} interrupt vector(s) ({:?})\n",
+                queues,
+                n,
+                kind
+            );
+            Ok(())
+        })?;
+        dev_info!(
+            pdev,
+            "{}: Intel(R) {} registered, MAC {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}\n",
+            net.device().name(),
+            info.name,
+            mac[0],
+            mac[1],
+            mac[2],
+            mac[3],
+            mac[4],
+            mac[5]
+        );
+        Ok(Rigc { info })
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {

@@ -230,6 +230,183 @@ impl EECD {
     }
 }
 
+/// Register offsets for the registers the datapath reaches by computed offset (per queue,
+/// per vector, tables), as in `igc_regs.h`.
+pub(crate) mod off {
+    pub(crate) const CTRL: usize = 0x00000;
+    pub(crate) const STATUS: usize = 0x00008;
+    pub(crate) const CTRL_EXT: usize = 0x00018;
+    pub(crate) const MDIC: usize = 0x00020;
+    pub(crate) const RCTL: usize = 0x00100;
+    pub(crate) const TCTL: usize = 0x00400;
+    pub(crate) const ICR: usize = 0x01500;
+    pub(crate) const IMS: usize = 0x01508;
+    pub(crate) const IMC: usize = 0x0150C;
+    pub(crate) const IAM: usize = 0x01510;
+    pub(crate) const GPIE: usize = 0x01514;
+    pub(crate) const EIMS: usize = 0x01524;
+    pub(crate) const EIMC: usize = 0x01528;
+    pub(crate) const EIAC: usize = 0x0152C;
+    pub(crate) const EIAM: usize = 0x01530;
+    pub(crate) const IVAR_MISC: usize = 0x01740;
+    pub(crate) const RXCSUM: usize = 0x05000;
+    pub(crate) const RLPML: usize = 0x05004;
+    pub(crate) const MRQC: usize = 0x05818;
+
+    /// Interrupt throttle of MSI-X vector `n`.
+    pub(crate) const fn eitr(n: usize) -> usize {
+        0x01680 + 4 * n
+    }
+    /// Interrupt vector allocation `n` (two queues per register).
+    pub(crate) const fn ivar(n: usize) -> usize {
+        0x01700 + 4 * n
+    }
+    /// Multicast table array entry `n` (128 entries).
+    pub(crate) const fn mta(n: usize) -> usize {
+        0x05200 + 4 * n
+    }
+    /// Receive address low of entry `n`.
+    pub(crate) const fn ral(n: usize) -> usize {
+        0x05400 + 8 * n
+    }
+    /// Receive address high of entry `n`.
+    pub(crate) const fn rah(n: usize) -> usize {
+        0x05404 + 8 * n
+    }
+    /// RSS redirection table register `n` (32 registers, 4 entries each).
+    pub(crate) const fn reta(n: usize) -> usize {
+        0x05C00 + 4 * n
+    }
+    /// RSS random key register `n` (10 registers).
+    pub(crate) const fn rssrk(n: usize) -> usize {
+        0x05C80 + 4 * n
+    }
+
+    const fn rxq(q: usize, reg: usize) -> usize {
+        0x0C000 + 0x40 * q + reg
+    }
+    const fn txq(q: usize, reg: usize) -> usize {
+        0x0E000 + 0x40 * q + reg
+    }
+    pub(crate) const fn rdbal(q: usize) -> usize {
+        rxq(q, 0x00)
+    }
+    pub(crate) const fn rdbah(q: usize) -> usize {
+        rxq(q, 0x04)
+    }
+    pub(crate) const fn rdlen(q: usize) -> usize {
+        rxq(q, 0x08)
+    }
+    pub(crate) const fn srrctl(q: usize) -> usize {
+        rxq(q, 0x0C)
+    }
+    pub(crate) const fn rdh(q: usize) -> usize {
+        rxq(q, 0x10)
+    }
+    pub(crate) const fn rdt(q: usize) -> usize {
+        rxq(q, 0x18)
+    }
+    pub(crate) const fn rxdctl(q: usize) -> usize {
+        rxq(q, 0x28)
+    }
+    pub(crate) const fn tdbal(q: usize) -> usize {
+        txq(q, 0x00)
+    }
+    pub(crate) const fn tdbah(q: usize) -> usize {
+        txq(q, 0x04)
+    }
+    pub(crate) const fn tdlen(q: usize) -> usize {
+        txq(q, 0x08)
+    }
+    pub(crate) const fn tdh(q: usize) -> usize {
+        txq(q, 0x10)
+    }
+    pub(crate) const fn tdt(q: usize) -> usize {
+        txq(q, 0x18)
+    }
+    pub(crate) const fn txdctl(q: usize) -> usize {
+        txq(q, 0x28)
+    }
+
+    /// Statistics (clear on read), `igc_regs.h`.
+    pub(crate) const CRCERRS: usize = 0x04000;
+    pub(crate) const MPC: usize = 0x04010;
+    pub(crate) const GPRC: usize = 0x04074;
+    pub(crate) const BPRC: usize = 0x04078;
+    pub(crate) const MPRC: usize = 0x0407C;
+    pub(crate) const GPTC: usize = 0x04080;
+    pub(crate) const GORCL: usize = 0x04088;
+    pub(crate) const GORCH: usize = 0x0408C;
+    pub(crate) const GOTCL: usize = 0x04090;
+    pub(crate) const GOTCH: usize = 0x04094;
+    pub(crate) const RNBC: usize = 0x040A0;
+    pub(crate) const RUC: usize = 0x040A4;
+    pub(crate) const ROC: usize = 0x040AC;
+    pub(crate) const TPR: usize = 0x040D0;
+    pub(crate) const TPT: usize = 0x040D4;
+    pub(crate) const MPTC: usize = 0x040F0;
+    pub(crate) const BPTC: usize = 0x040F4;
+}
+
+/// Register bits used with [`off`], as in `igc_defines.h`.
+pub(crate) mod bits {
+    pub(crate) const CTRL_GIO_MASTER_DISABLE: u32 = 1 << 2;
+    pub(crate) const CTRL_SLU: u32 = 1 << 6;
+    pub(crate) const CTRL_RST: u32 = 1 << 26;
+    pub(crate) const STATUS_GIO_MASTER_ENABLE: u32 = 1 << 19;
+    pub(crate) const CTRL_EXT_DRV_LOAD: u32 = 1 << 28;
+    pub(crate) const EECD_AUTO_RD: u32 = 1 << 9;
+
+    pub(crate) const MDIC_REG_SHIFT: u32 = 16;
+    pub(crate) const MDIC_PHY_SHIFT: u32 = 21;
+    pub(crate) const MDIC_OP_WRITE: u32 = 1 << 26;
+    pub(crate) const MDIC_OP_READ: u32 = 2 << 26;
+    pub(crate) const MDIC_READY: u32 = 1 << 28;
+    pub(crate) const MDIC_ERROR: u32 = 1 << 30;
+
+    pub(crate) const RCTL_EN: u32 = 1 << 1;
+    pub(crate) const RCTL_UPE: u32 = 1 << 3;
+    pub(crate) const RCTL_MPE: u32 = 1 << 4;
+    pub(crate) const RCTL_LPE: u32 = 1 << 5;
+    pub(crate) const RCTL_BAM: u32 = 1 << 15;
+    pub(crate) const RCTL_SECRC: u32 = 1 << 26;
+
+    pub(crate) const TCTL_EN: u32 = 1 << 1;
+    pub(crate) const TCTL_PSP: u32 = 1 << 3;
+    pub(crate) const TCTL_CT_15: u32 = 15 << 4;
+    pub(crate) const TCTL_RTLC: u32 = 1 << 24;
+
+    pub(crate) const ICR_LSC: u32 = 1 << 2;
+    pub(crate) const ICR_RXT0: u32 = 1 << 7;
+    pub(crate) const ICR_TXDW: u32 = 1 << 0;
+
+    pub(crate) const GPIE_NSICR: u32 = 1 << 0;
+    pub(crate) const GPIE_MSIX_MODE: u32 = 1 << 4;
+    pub(crate) const GPIE_EIAME: u32 = 1 << 30;
+    pub(crate) const GPIE_PBA: u32 = 1 << 31;
+
+    pub(crate) const IVAR_VALID: u32 = 0x80;
+    pub(crate) const EITR_CNT_IGNR: u32 = 1 << 31;
+
+    pub(crate) const RXCSUM_PCSD: u32 = 1 << 13;
+    pub(crate) const RXCSUM_TUOFL: u32 = 1 << 9;
+    pub(crate) const RXCSUM_IPOFL: u32 = 1 << 8;
+
+    pub(crate) const MRQC_ENABLE_RSS_MQ: u32 = 0x2;
+    pub(crate) const MRQC_RSS_FIELD_IPV4_TCP: u32 = 1 << 16;
+    pub(crate) const MRQC_RSS_FIELD_IPV4: u32 = 1 << 17;
+    pub(crate) const MRQC_RSS_FIELD_IPV6_TCP_EX: u32 = 1 << 18;
+    pub(crate) const MRQC_RSS_FIELD_IPV6: u32 = 1 << 20;
+    pub(crate) const MRQC_RSS_FIELD_IPV6_TCP: u32 = 1 << 21;
+
+    pub(crate) const RAH_AV: u32 = 1 << 31;
+
+    pub(crate) const QUEUE_ENABLE: u32 = 1 << 25;
+    pub(crate) const SRRCTL_BSIZEPKT_2K: u32 = 2;
+    pub(crate) const SRRCTL_BSIZEHDR_256: u32 = 4 << 8;
+    pub(crate) const SRRCTL_DESCTYPE_ADV_ONEBUF: u32 = 1 << 25;
+}
+
 #[cfg(CONFIG_RIGC_KUNIT_TEST)]
 #[kernel::prelude::kunit_tests(rigc_regs)]
 mod tests {

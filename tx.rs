@@ -1,8 +1,327 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The transmit path: four TX rings of advanced descriptors, context descriptors for checksum
-//! offload and TSO, completion in NAPI, BQL.
+//! Transmit rings: advanced descriptors, checksum and segmentation offload, completion in NAPI.
 //!
-//! Not implemented yet. The rules it will keep: no MMIO read in `ndo_start_xmit` or in the
-//! completion path (completion is detected from the DD bit in memory), one TDT write per batch
-//! (`xmit_more`), and a look at the TX timestamp slot only while TX timestamping is enabled.
+//! A packet takes an optional context descriptor (checksum offload or TSO) and one data
+//! descriptor per DMA segment of its skb. The skb, mapped, is kept at the index of the packet's
+//! first descriptor until the hardware reports the last one done (DD); then it is unmapped and
+//! freed from NAPI with `napi_consume_skb`. The tail register is written once per batch
+//! (`xmit_more`), and TDH is never read: completion is seen in the descriptors in memory.
+
+use kernel::{
+    device,
+    net::{
+        dev::{Budget, Device},
+        skb::{MappedTxSkb, TxChecksum, TxSkb},
+    },
+    prelude::*,
+    sync::atomic::{Atomic, Relaxed},
+};
+
+use crate::{
+    hw::{Descs, Hw},
+    regs::{bits, off},
+};
+
+/// Advanced TX descriptor bits (`igc_defines.h`, `igc_base.h`).
+mod txd {
+    pub(super) const DTYP_CTXT: u32 = 0x0020_0000;
+    pub(super) const DTYP_DATA: u32 = 0x0030_0000;
+    pub(super) const DCMD_EOP: u32 = 0x0100_0000;
+    pub(super) const DCMD_IFCS: u32 = 0x0200_0000;
+    pub(super) const DCMD_RS: u32 = 0x0800_0000;
+    pub(super) const DCMD_DEXT: u32 = 0x2000_0000;
+    pub(super) const DCMD_TSE: u32 = 0x8000_0000;
+    pub(super) const STAT_DD: u32 = 0x1;
+    pub(super) const PAYLEN_SHIFT: u32 = 14;
+    pub(super) const POPTS_IXSM: u32 = 0x100;
+    pub(super) const POPTS_TXSM: u32 = 0x200;
+    pub(super) const MACLEN_SHIFT: u32 = 9;
+    pub(super) const TUCMD_IPV4: u32 = 0x400;
+    pub(super) const TUCMD_L4T_TCP: u32 = 0x800;
+    pub(super) const L4LEN_SHIFT: u32 = 8;
+    pub(super) const MSS_SHIFT: u32 = 16;
+}
+
+/// Descriptors one packet may need: a context descriptor, the linear part, 17 fragments, and
+/// slack so the tail never catches the head (`DESC_NEEDED` in igc).
+pub(crate) const DESC_NEEDED: u32 = 1 + kernel::net::skb::MAX_TX_SEGMENTS as u32 + 2;
+/// Free descriptors needed before a stopped queue is woken (`TX_WAKE_THRESHOLD`).
+const WAKE_THRESHOLD: u32 = 2 * DESC_NEEDED;
+/// Packets cleaned per poll at most (`IGC_DEFAULT_TX_WORK`).
+const CLEAN_LIMIT: u32 = 128;
+/// Largest segment one data descriptor carries.
+const MAX_DATA_PER_TXD: u32 = 1 << 15;
+
+/// Software counters of one TX queue, read without locks by the statistics paths.
+pub(crate) struct TxCounters {
+    pub(crate) packets: Atomic<u64>,
+    pub(crate) bytes: Atomic<u64>,
+    pub(crate) restart: Atomic<u64>,
+    pub(crate) busy: Atomic<u64>,
+    pub(crate) dropped: Atomic<u64>,
+}
+
+impl TxCounters {
+    pub(crate) const fn new() -> Self {
+        Self {
+            packets: Atomic::new(0),
+            bytes: Atomic::new(0),
+            restart: Atomic::new(0),
+            busy: Atomic::new(0),
+            dropped: Atomic::new(0),
+        }
+    }
+}
+
+/// A packet on the ring.
+struct TxBuf {
+    skb: MappedTxSkb,
+    /// Index of its last (EOP) descriptor.
+    eop: u32,
+    /// Frames on the wire (segments for TSO) and their bytes, for the counters and BQL.
+    segs: u32,
+    bytes: u32,
+}
+
+/// One TX descriptor ring.
+pub(crate) struct TxRing {
+    queue: u16,
+    desc: Descs,
+    count: u32,
+    next_to_use: u32,
+    next_to_clean: u32,
+    bufs: KVec<Option<TxBuf>>,
+}
+
+impl TxRing {
+    /// Allocates a ring of `count` descriptors for queue `queue`.
+    pub(crate) fn new(dev: &device::Device<device::Bound>, queue: u16, count: u32) -> Result<Self> {
+        let desc = Descs::new(dev, count)?;
+        let mut bufs = KVec::with_capacity(count as usize, GFP_KERNEL)?;
+        for _ in 0..count {
+            bufs.push(None, GFP_KERNEL)?;
+        }
+        Ok(Self {
+            queue,
+            desc,
+            count,
+            next_to_use: 0,
+            next_to_clean: 0,
+            bufs,
+        })
+    }
+
+    /// Programs the ring into the hardware and enables it (`igc_configure_tx_ring`).
+    pub(crate) fn configure(&self, hw: &Hw) {
+        let q = usize::from(self.queue);
+        hw.wr(off::txdctl(q), 0);
+        hw.flush();
+        let base = self.desc.dma_address();
+        hw.wr(off::tdlen(q), self.count * 16);
+        hw.wr(off::tdbal(q), base as u32);
+        hw.wr(off::tdbah(q), (base >> 32) as u32);
+        hw.wr(off::tdh(q), 0);
+        hw.wr(off::tdt(q), 0);
+        // PTHRESH 8, HTHRESH 1, WTHRESH 16, as igc.
+        hw.wr(off::txdctl(q), 8 | 1 << 8 | 16 << 16 | bits::QUEUE_ENABLE);
+    }
+
+    /// Disables the ring in the hardware.
+    pub(crate) fn disable(&self, hw: &Hw) {
+        hw.wr(off::txdctl(usize::from(self.queue)), 0);
+    }
+
+    fn unused(&self) -> u32 {
+        (self.next_to_clean + self.count - self.next_to_use - 1) % self.count
+    }
+
+    fn write_desc(&self, i: u32, lo: u64, hi: u64) {
+        self.desc.write(i as usize * 2, lo);
+        self.desc.write(i as usize * 2 + 1, hi);
+    }
+
+    fn desc_done(&self, i: u32) -> bool {
+        // The write-back status is the upper half of the second word.
+        (self.desc.read(i as usize * 2 + 1) >> 32) as u32 & txd::STAT_DD != 0
+    }
+
+    /// Queues `skb`. Returns the skb back if the ring is full (the queue is stopped then).
+    pub(crate) fn xmit(
+        &mut self,
+        hw: &Hw,
+        netdev: &Device,
+        dmadev: &device::Device<device::Bound>,
+        counters: &TxCounters,
+        mut skb: TxSkb,
+    ) -> core::result::Result<(), TxSkb> {
+        let q = self.queue;
+        // A context descriptor, one data descriptor per 32 KiB of each segment, and the gap.
+        let per = |len: u32| len.div_ceil(MAX_DATA_PER_TXD).max(1);
+        let need = 1
+            + per(skb.headlen())
+            + (0..skb.nr_frags())
+                .map(|f| per(skb.frag_len(f)))
+                .sum::<u32>()
+            + 2;
+        if self.unused() < need {
+            netdev.stop_subqueue(q);
+            counters.busy.fetch_add(1, Relaxed);
+            return Err(skb);
+        }
+
+        // Offloads: the context descriptor and the per-packet flags.
+        let mut ctx = None;
+        let mut cmd = txd::DTYP_DATA | txd::DCMD_DEXT | txd::DCMD_IFCS;
+        let mut olinfo_flags = 0;
+        let len = skb.len();
+        let mut paylen = len;
+        let (mut segs, mut bytes) = (1, len);
+        if let Some(mss) = skb.gso_size() {
+            match skb.tso_prepare() {
+                Ok(tso) => {
+                    let iplen = tso.l4_offset - skb.network_offset();
+                    let mut tucmd = txd::TUCMD_L4T_TCP;
+                    if tso.ipv4 {
+                        tucmd |= txd::TUCMD_IPV4;
+                        olinfo_flags |= txd::POPTS_IXSM;
+                    }
+                    olinfo_flags |= txd::POPTS_TXSM;
+                    cmd |= txd::DCMD_TSE;
+                    ctx = Some((
+                        iplen | skb.network_offset() << txd::MACLEN_SHIFT,
+                        tucmd,
+                        (tso.hdr_len - tso.l4_offset) << txd::L4LEN_SHIFT | mss << txd::MSS_SHIFT,
+                    ));
+                    paylen = len - tso.hdr_len;
+                    segs = paylen.div_ceil(mss.max(1));
+                    bytes = len + (segs - 1) * tso.hdr_len;
+                }
+                Err(_) => {
+                    counters.dropped.fetch_add(1, Relaxed);
+                    return Ok(());
+                }
+            }
+        } else {
+            let tucmd = match skb.checksum() {
+                TxChecksum::None => None,
+                TxChecksum::Tcp => Some(txd::TUCMD_L4T_TCP),
+                TxChecksum::Udp => Some(0),
+                TxChecksum::Other => {
+                    if skb.checksum_help().is_err() {
+                        counters.dropped.fetch_add(1, Relaxed);
+                        return Ok(());
+                    }
+                    None
+                }
+            };
+            if let Some(tucmd) = tucmd {
+                let iplen = skb.checksum_start_offset() - skb.network_offset();
+                ctx = Some((iplen | skb.network_offset() << txd::MACLEN_SHIFT, tucmd, 0));
+                olinfo_flags |= txd::POPTS_TXSM;
+            }
+        }
+
+        skb.tx_timestamp();
+        let mapped = match skb.map(dmadev) {
+            Ok(m) => m,
+            Err((_, skb)) => {
+                counters.dropped.fetch_add(1, Relaxed);
+                drop(skb);
+                return Ok(());
+            }
+        };
+        let first = self.next_to_use;
+        let mut i = first;
+        if let Some((macip, tucmd, mss_l4len)) = ctx {
+            let lo = u64::from(macip);
+            let hi =
+                u64::from(tucmd | txd::DCMD_DEXT | txd::DTYP_CTXT) | u64::from(mss_l4len) << 32;
+            self.write_desc(i, lo, hi);
+            i = (i + 1) % self.count;
+        }
+        let olinfo = paylen << txd::PAYLEN_SHIFT | olinfo_flags;
+        let Some(last) = mapped.segments().iter().rposition(|s| s.len > 0) else {
+            counters.dropped.fetch_add(1, Relaxed);
+            return Ok(());
+        };
+        let mut eop = i;
+        for (n, seg) in mapped.segments().iter().enumerate() {
+            // Segments above 32 KiB take several descriptors (`IGC_MAX_DATA_PER_TXD`).
+            let (mut addr, mut left) = (seg.addr, seg.len);
+            while left > 0 {
+                let chunk = left.min(MAX_DATA_PER_TXD);
+                left -= chunk;
+                let mut c = cmd | chunk;
+                if n == last && left == 0 {
+                    c |= txd::DCMD_EOP | txd::DCMD_RS;
+                }
+                self.write_desc(i, addr, u64::from(c) | u64::from(olinfo) << 32);
+                addr += u64::from(chunk);
+                eop = i;
+                i = (i + 1) % self.count;
+            }
+        }
+        self.bufs[first as usize] = Some(TxBuf {
+            skb: mapped,
+            eop,
+            segs,
+            bytes,
+        });
+        self.next_to_use = i;
+
+        if self.unused() < DESC_NEEDED {
+            netdev.stop_subqueue(q);
+        }
+        // The MMIO write orders the descriptor writes before it (writel).
+        if netdev.tx_sent_queue(q, bytes) {
+            hw.wr(off::tdt(usize::from(q)), self.next_to_use);
+        }
+        Ok(())
+    }
+
+    /// Frees completed packets (`igc_clean_tx_irq`). Returns whether all work is done.
+    pub(crate) fn clean(&mut self, netdev: &Device, counters: &TxCounters, budget: Budget) -> bool {
+        let (mut pkts, mut bytes, mut n) = (0u32, 0u32, 0u32);
+        while n < CLEAN_LIMIT {
+            let i = self.next_to_clean as usize;
+            let Some(eop) = self.bufs[i].as_ref().map(|b| b.eop) else {
+                break;
+            };
+            if !self.desc_done(eop) {
+                break;
+            }
+            if let Some(buf) = self.bufs[i].take() {
+                pkts += buf.segs;
+                bytes += buf.bytes;
+                buf.skb.napi_consume(budget);
+            }
+            self.next_to_clean = (eop + 1) % self.count;
+            n += 1;
+        }
+        if n > 0 {
+            counters.packets.fetch_add(u64::from(pkts), Relaxed);
+            counters.bytes.fetch_add(u64::from(bytes), Relaxed);
+            netdev.tx_completed_queue(self.queue, pkts, bytes);
+            if netdev.subqueue_stopped(self.queue) && self.unused() >= WAKE_THRESHOLD {
+                netdev.wake_subqueue(self.queue);
+                counters.restart.fetch_add(1, Relaxed);
+            }
+        }
+        n < CLEAN_LIMIT
+    }
+
+    /// Frees every packet still on the ring (after the ring was disabled) and resets it.
+    pub(crate) fn clear(&mut self, netdev: &Device) {
+        for b in self.bufs.iter_mut() {
+            // Dropping unmaps and frees with `dev_kfree_skb_any`.
+            drop(b.take());
+        }
+        for w in 0..self.count as usize * 2 {
+            self.desc.write(w, 0);
+        }
+        self.next_to_use = 0;
+        self.next_to_clean = 0;
+        netdev.tx_reset_queue(self.queue);
+    }
+}

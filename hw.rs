@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Register access after probe, and the MAC/PHY sequences of `igc_base.c`, `igc_mac.c` and
+//! `igc_phy.c`: reset, MAC address, PHY access through MDIC, link state.
+
+use kernel::{
+    device,
+    dma::Coherent,
+    io::{io_read, io_write, Io},
+    pci,
+    prelude::*,
+    time::{
+        delay::{fsleep, udelay},
+        Delta, //
+    },
+};
+
+use crate::regs::{
+    bits,
+    off,
+    BAR0_SIZE, //
+};
+
+/// The register space of a bound device, revoked when it is unbound.
+///
+/// Reads return all ones and writes are dropped once the device is gone (unbound or surprise
+/// removed), as `igc_rd32` does once it has seen the device vanish.
+pub(crate) struct Hw {
+    bar: pci::DevresBar<BAR0_SIZE>,
+}
+
+/// The PHY address on MDIC (`igc_phy.c` uses 1).
+const PHY_ADDR: u32 = 1;
+
+/// Clause 22 PHY registers used here.
+pub(crate) mod phy {
+    pub(crate) const BMCR: u32 = 0x00;
+    pub(crate) const ANAR: u32 = 0x04;
+    pub(crate) const GBCR: u32 = 0x09;
+    pub(crate) const MMDAC: u32 = 0x0D;
+    pub(crate) const MMDAAD: u32 = 0x0E;
+    pub(crate) const BMCR_AN_ENABLE: u16 = 1 << 12;
+    pub(crate) const BMCR_RESTART_AN: u16 = 1 << 9;
+    pub(crate) const ANAR_SELECTOR: u16 = 0x0001;
+    pub(crate) const ANAR_10HD: u16 = 1 << 5;
+    pub(crate) const ANAR_10FD: u16 = 1 << 6;
+    pub(crate) const ANAR_100HD: u16 = 1 << 7;
+    pub(crate) const ANAR_100FD: u16 = 1 << 8;
+    pub(crate) const GBCR_1000FD: u16 = 1 << 9;
+    /// MMD 7 (autonegotiation), multi-gigabit control: 2.5GBASE-T advertisement.
+    pub(crate) const MMD_AN: u16 = 7;
+    pub(crate) const MMD_AN_MGBT_CTRL: u16 = 0x20;
+    pub(crate) const MGBT_2500FD: u16 = 1 << 7;
+}
+
+/// A resolved link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Link {
+    pub(crate) mbps: u32,
+    pub(crate) full_duplex: bool,
+}
+
+impl Hw {
+    pub(crate) fn new(bar: pci::DevresBar<BAR0_SIZE>) -> Self {
+        Self { bar }
+    }
+
+    /// Reads a register; all ones if the device is gone.
+    pub(crate) fn rd(&self, reg: usize) -> u32 {
+        self.bar
+            .try_access()
+            .and_then(|bar| bar.try_read32(reg).ok())
+            .unwrap_or(u32::MAX)
+    }
+
+    /// Writes a register; dropped if the device is gone.
+    pub(crate) fn wr(&self, reg: usize, val: u32) {
+        if let Some(bar) = self.bar.try_access() {
+            let _ = bar.try_write32(val, reg);
+        }
+    }
+
+    /// Flushes posted writes (`wrfl()`).
+    pub(crate) fn flush(&self) {
+        let _ = self.rd(off::STATUS);
+    }
+
+    /// Returns whether the device is gone: unbound, or reading all ones from CTRL.
+    pub(crate) fn gone(&self) -> bool {
+        self.rd(off::CTRL) == u32::MAX
+    }
+
+    /// Sets bits of a register.
+    pub(crate) fn set_bits(&self, reg: usize, mask: u32) {
+        let v = self.rd(reg);
+        self.wr(reg, v | mask);
+    }
+
+    /// Clears bits of a register.
+    pub(crate) fn clear_bits(&self, reg: usize, mask: u32) {
+        let v = self.rd(reg);
+        self.wr(reg, v & !mask);
+    }
+
+    /// Polls `reg` until `done(value)` or `tries` polls `step` apart have passed.
+    fn poll(&self, reg: usize, tries: u32, step: Delta, done: impl Fn(u32) -> bool) -> Result<u32> {
+        for _ in 0..tries {
+            let v = self.rd(reg);
+            if v == u32::MAX {
+                return Err(ENODEV);
+            }
+            if done(v) {
+                return Ok(v);
+            }
+            fsleep(step);
+        }
+        Err(ETIMEDOUT)
+    }
+
+    /// Global MAC reset, as `igc_reset_hw_base`: stop DMA, mask interrupts, disable RX/TX,
+    /// reset, wait for the NVM auto-read, clear causes. Process context.
+    pub(crate) fn reset(&self) -> Result {
+        self.set_bits(off::CTRL, bits::CTRL_GIO_MASTER_DISABLE);
+        if self
+            .poll(off::STATUS, 800, Delta::from_micros(100), |s| {
+                s & bits::STATUS_GIO_MASTER_ENABLE == 0
+            })
+            .is_err()
+        {
+            pr_debug!("rigc: PCIe master disable polling failed\n");
+        }
+        self.wr(off::IMC, u32::MAX);
+        self.wr(off::RCTL, 0);
+        self.wr(off::TCTL, bits::TCTL_PSP);
+        self.flush();
+        fsleep(Delta::from_millis(10));
+        let ctrl = self.rd(off::CTRL);
+        self.wr(off::CTRL, ctrl | bits::CTRL_RST);
+        // igc_get_auto_rd_done: up to 10 ms for EECD.AUTO_RD.
+        self.poll(0x10, 10, Delta::from_millis(1), |e| {
+            e & bits::EECD_AUTO_RD != 0
+        })?;
+        self.wr(off::IMC, u32::MAX);
+        let _ = self.rd(off::ICR);
+        Ok(())
+    }
+
+    /// Reads the MAC address the NVM loaded into receive address 0 (`igc_read_mac_addr`).
+    pub(crate) fn read_mac(&self) -> [u8; 6] {
+        let lo = self.rd(off::ral(0)).to_le_bytes();
+        let hi = self.rd(off::rah(0)).to_le_bytes();
+        [lo[0], lo[1], lo[2], lo[3], hi[0], hi[1]]
+    }
+
+    /// Programs receive address 0 (`igc_rar_set`).
+    pub(crate) fn set_rar0(&self, mac: &[u8; 6]) {
+        let lo = u32::from_le_bytes([mac[0], mac[1], mac[2], mac[3]]);
+        let hi = u32::from(mac[4]) | u32::from(mac[5]) << 8;
+        self.wr(off::ral(0), lo);
+        self.flush();
+        self.wr(off::rah(0), hi | bits::RAH_AV);
+        self.flush();
+    }
+
+    fn mdic(&self, cmd: u32) -> Result<u32> {
+        self.wr(off::MDIC, cmd);
+        for _ in 0..1920 {
+            udelay(Delta::from_micros(5));
+            let v = self.rd(off::MDIC);
+            if v == u32::MAX {
+                return Err(ENODEV);
+            }
+            if v & bits::MDIC_READY != 0 {
+                if v & bits::MDIC_ERROR != 0 {
+                    return Err(EIO);
+                }
+                return Ok(v);
+            }
+        }
+        Err(ETIMEDOUT)
+    }
+
+    /// Reads a clause 22 PHY register (`igc_read_phy_reg_mdic`).
+    pub(crate) fn phy_read(&self, reg: u32) -> Result<u16> {
+        let v = self.mdic(
+            reg << bits::MDIC_REG_SHIFT | PHY_ADDR << bits::MDIC_PHY_SHIFT | bits::MDIC_OP_READ,
+        )?;
+        Ok(v as u16)
+    }
+
+    /// Writes a clause 22 PHY register (`igc_write_phy_reg_mdic`).
+    pub(crate) fn phy_write(&self, reg: u32, val: u16) -> Result {
+        self.mdic(
+            u32::from(val)
+                | reg << bits::MDIC_REG_SHIFT
+                | PHY_ADDR << bits::MDIC_PHY_SHIFT
+                | bits::MDIC_OP_WRITE,
+        )
+        .map(|_| ())
+    }
+
+    /// Writes a clause 45 register through the clause 22 MMD access registers.
+    pub(crate) fn mmd_write(&self, devad: u16, addr: u16, val: u16) -> Result {
+        self.phy_write(phy::MMDAC, devad)?;
+        self.phy_write(phy::MMDAAD, addr)?;
+        self.phy_write(phy::MMDAC, 0x4000 | devad)?;
+        self.phy_write(phy::MMDAAD, val)
+    }
+
+    /// Reads a clause 45 register through the clause 22 MMD access registers.
+    pub(crate) fn mmd_read(&self, devad: u16, addr: u16) -> Result<u16> {
+        self.phy_write(phy::MMDAC, devad)?;
+        self.phy_write(phy::MMDAAD, addr)?;
+        self.phy_write(phy::MMDAC, 0x4000 | devad)?;
+        self.phy_read(phy::MMDAAD)
+    }
+
+    /// Advertises the given speeds (Mb/s, full duplex except where noted) and restarts
+    /// autonegotiation (`igc_copper_link_autoneg`).
+    pub(crate) fn advertise(&self, adv: Advertise) -> Result {
+        let mut anar = phy::ANAR_SELECTOR;
+        if adv.m10_half {
+            anar |= phy::ANAR_10HD;
+        }
+        if adv.m10 {
+            anar |= phy::ANAR_10FD;
+        }
+        if adv.m100_half {
+            anar |= phy::ANAR_100HD;
+        }
+        if adv.m100 {
+            anar |= phy::ANAR_100FD;
+        }
+        self.phy_write(phy::ANAR, anar)?;
+        self.phy_write(phy::GBCR, if adv.m1000 { phy::GBCR_1000FD } else { 0 })?;
+        self.mmd_write(
+            phy::MMD_AN,
+            phy::MMD_AN_MGBT_CTRL,
+            if adv.m2500 { phy::MGBT_2500FD } else { 0 },
+        )?;
+        self.phy_write(phy::BMCR, phy::BMCR_AN_ENABLE | phy::BMCR_RESTART_AN)
+    }
+
+    /// Reads the advertised modes back from the PHY.
+    pub(crate) fn advertised(&self) -> Result<Advertise> {
+        let anar = self.phy_read(phy::ANAR)?;
+        let gbcr = self.phy_read(phy::GBCR)?;
+        let mgbt = self.mmd_read(phy::MMD_AN, phy::MMD_AN_MGBT_CTRL)?;
+        Ok(Advertise {
+            m10_half: anar & phy::ANAR_10HD != 0,
+            m10: anar & phy::ANAR_10FD != 0,
+            m100_half: anar & phy::ANAR_100HD != 0,
+            m100: anar & phy::ANAR_100FD != 0,
+            m1000: gbcr & phy::GBCR_1000FD != 0,
+            m2500: mgbt & phy::MGBT_2500FD != 0,
+        })
+    }
+
+    /// Returns the link as the MAC resolved it (STATUS), or `None` if it is down.
+    pub(crate) fn link(&self) -> Option<Link> {
+        let raw = self.rd(off::STATUS);
+        let s = crate::regs::STATUS::from_raw(raw);
+        if raw == u32::MAX || !s.lu() {
+            return None;
+        }
+        Some(Link {
+            mbps: s.speed().mbps(),
+            full_duplex: s.fd(),
+        })
+    }
+}
+
+/// Speeds to advertise (`hw->phy.autoneg_advertised`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Advertise {
+    pub(crate) m10_half: bool,
+    pub(crate) m10: bool,
+    pub(crate) m100_half: bool,
+    pub(crate) m100: bool,
+    pub(crate) m1000: bool,
+    pub(crate) m2500: bool,
+}
+
+impl Advertise {
+    /// Everything the I225 supports (`IGC_ALL_SPEED_DUPLEX_2500`).
+    pub(crate) const ALL: Self = Self {
+        m10_half: true,
+        m10: true,
+        m100_half: true,
+        m100: true,
+        m1000: true,
+        m2500: true,
+    };
+
+    /// Returns whether nothing is advertised.
+    pub(crate) fn is_empty(self) -> bool {
+        self == Self::default()
+    }
+}
+
+/// A descriptor ring in coherent DMA memory, seen as 64-bit words (two per descriptor). The
+/// device reads and writes it concurrently, so every access is a single volatile access.
+pub(crate) struct Descs(Coherent<[u64]>);
+
+impl Descs {
+    /// Allocates a zeroed ring of `count` 16-byte descriptors.
+    pub(crate) fn new(dev: &device::Device<device::Bound>, count: u32) -> Result<Self> {
+        Ok(Self(Coherent::<u64>::zeroed_slice(
+            dev,
+            count as usize * 2,
+            GFP_KERNEL,
+        )?))
+    }
+
+    /// Returns the bus address of the ring.
+    pub(crate) fn dma_address(&self) -> u64 {
+        self.0.dma_address()
+    }
+
+    /// Reads 64-bit word `word` (0 if out of range).
+    pub(crate) fn read(&self, word: usize) -> u64 {
+        let get = || -> Result<u64> { Ok(io_read!(&self.0, [try: word])) };
+        get().unwrap_or(0)
+    }
+
+    /// Writes 64-bit word `word` (ignored if out of range).
+    pub(crate) fn write(&self, word: usize, val: u64) {
+        let put = || -> Result {
+            io_write!(&self.0, [try: word], val);
+            Ok(())
+        };
+        let _ = put();
+    }
+}
