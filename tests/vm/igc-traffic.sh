@@ -19,5 +19,6 @@ for dir in "" -R; do
 	echo "# iperf3 $what: $((${bps:-0} / 1000000)) Mbit/s (TCG, not a performance figure)"
 	check "iperf3 $what moves data" test "${bps:-0}" -gt 0
 done
+check "MMIO reads per packet measured under iperf3" mmio_per_packet igc
 check "no warning or oops in dmesg" no_kernel_splat
 tap_done

@@ -12,16 +12,24 @@ ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
 not_ok() { _tap_n=$((_tap_n + 1)); _tap_failed=1; echo "not ok $_tap_n - $*"; }
 
 # check "description" command...: runs the command, shows its output on failure.
+# Lines the command gives to note() are shown after the result either way.
 check() {
 	local what=$1 out
 	shift
+	rm -f /tmp/tap-notes
 	if out=$("$@" 2>&1); then
 		ok "$what"
 	else
 		not_ok "$what"
 		printf '%s\n' "$out" | sed 's/^/#   /' | tail -20
 	fi
+	[ -e /tmp/tap-notes ] && sed 's/^/# /' /tmp/tap-notes
+	rm -f /tmp/tap-notes
+	return 0
 }
+
+# note TEXT: a measurement to show beside the current check's result.
+note() { echo "$*" >>/tmp/tap-notes; }
 
 # Kernel log lines since the mark, and whether any is a warning or an oops.
 dmesg_mark() { _dmesg_mark=$(dmesg | wc -l); }
@@ -39,6 +47,18 @@ port_ifaces() {
 	for d in /sys/bus/pci/drivers/"$1"/0000:*/net/*; do
 		[ -e "$d" ] && basename "$d"
 	done
+}
+
+# wait_ports DRIVER N: up to 10 s for N network interfaces of DRIVER under
+# their final (udev) names, after a modprobe.
+wait_ports() {
+	local _
+	udevadm settle -t 10 2>/dev/null
+	for _ in $(seq 50); do
+		[ "$(port_ifaces "$1" | grep -cv '^eth')" = "$2" ] && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 # wait_carrier NETNS IFACE: up to 10 s for carrier.
@@ -97,4 +117,58 @@ model_tx_stamps() {
 	$MODEL_CTL ptp "$1" | python3 -c 'import json, sys
 p = json.load(sys.stdin)
 print(p["tx_captured"], p["tx_read"])'
+}
+
+# Model counters through the control socket (lab/guest/model-ctl).
+# model_reads PORT: MMIO reads of the port so far, all registers.
+model_reads() {
+	$MODEL_CTL mmio "$1" | python3 -c 'import json, sys
+print(sum(v["reads"] for v in json.load(sys.stdin).values()))'
+}
+
+# model_queue_sum PORT tx|rx packets|bytes: summed over the port's queues.
+model_queue_sum() {
+	$MODEL_CTL queues "$1" | python3 -c 'import json, sys
+print(sum(q[sys.argv[2]] for q in json.load(sys.stdin)[sys.argv[1]]))' "$2" "$3"
+}
+
+# ethtool_sum NETNS IFACE REGEX: the sum of the ethtool -S counters whose
+# name matches REGEX.
+ethtool_sum() {
+	ip netns exec "$1" ethtool -S "$2" | awk -v re="$3" '
+		{ sub(/:$/, "", $1) } $1 ~ re { s += $2 } END { print s + 0 }'
+}
+
+# mmio_per_packet DRIVER: an iperf3 run a -> b (server on port 5201 in b)
+# measured through the model: MMIO reads per transmitted packet on port 0,
+# per received packet on port 1. Prints them and keeps them in
+# /lab/results/mmio-DRIVER.txt for lab/test to put side by side.
+mmio_per_packet() {
+	local r0 r1 t0 x1 r0b r1b t0b x1b
+	r0=$(model_reads 0) r1=$(model_reads 1)
+	t0=$(model_queue_sum 0 tx packets) x1=$(model_queue_sum 1 rx packets)
+	timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 3 >/dev/null 2>&1
+	r0b=$(model_reads 0) r1b=$(model_reads 1)
+	t0b=$(model_queue_sum 0 tx packets) x1b=$(model_queue_sum 1 rx packets)
+	python3 - "$1" "$((r0b - r0))" "$((t0b - t0))" "$((r1b - r1))" "$((x1b - x1))" <<'PY'
+import sys
+drv, tr, tp, rr, rp = sys.argv[1], *map(int, sys.argv[2:])
+tx = tr / tp if tp else float("nan")
+rx = rr / rp if rp else float("nan")
+line = (f"MMIO reads per packet under iperf3 ({drv}): TX {tx:.4f} ({tr} reads / {tp} packets), "
+        f"RX {rx:.4f} ({rr} reads / {rp} packets)")
+open("/tmp/tap-notes", "a").write(line + "\n")
+import os
+os.makedirs("/lab/results", exist_ok=True)
+open(f"/lab/results/mmio-{drv}.txt", "w").write(f"{drv} {tx:.4f} {rx:.4f} {tp} {rp}\n")
+PY
+	[ "$((t0b - t0))" -gt 0 ] && [ "$((x1b - x1))" -gt 0 ]
+}
+
+# no_ipv6 NETNS: no IPv6 (router and neighbour solicitations would add
+# packets while counters are compared).
+no_ipv6() {
+	[ -e /proc/sys/net/ipv6 ] || return 0
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
 }
