@@ -9,9 +9,14 @@ use kernel::{
     device::{self, Core},
     io::Io,
     net::{
-        dev::{self, features, flags, Budget, Device, Napi, Poll, Registration, Stats64, Xmit},
-        ethtool::{Channels, DrvInfo, LinkMode, LinkSettings, RingParam, SPEED_UNKNOWN},
-        skb::TxSkb,
+        dev::{
+            self, features, flags, hwtstamp, Budget, Device, HwTstampConfig, Napi, Poll,
+            Registration, Stats64, Xmit,
+        },
+        ethtool::{
+            sof, Channels, DrvInfo, LinkMode, LinkSettings, RingParam, TsInfo, SPEED_UNKNOWN,
+        },
+        skb::{TstampSkb, TxSkb},
     },
     new_delayed_work, new_mutex, new_spinlock_irq, pci,
     prelude::*,
@@ -21,7 +26,7 @@ use kernel::{
         atomic::{Atomic, Relaxed},
         Arc, Mutex, SpinLockIrq,
     },
-    time::msecs_to_jiffies,
+    time::{msecs_to_jiffies, Instant, Monotonic},
     workqueue::{self, DelayedWork},
 };
 
@@ -152,6 +157,19 @@ pub(crate) struct Net {
     tx_timeouts: Atomic<u64>,
     reset_requested: Atomic<bool>,
     link_mbps: Atomic<u32>,
+    /// Serialises SYSTIM accesses (SYSTIML latches SYSTIMH), `tmreg_lock` in igc.
+    #[pin]
+    systim_lock: SpinLockIrq<()>,
+    /// The single-slot TX timestamp state (see `ptp.rs`).
+    #[pin]
+    txts: SpinLockIrq<ptp::TxSlot<TstampSkb>>,
+    /// Timestamping configuration: the fast paths read only these flags.
+    tx_tstamp_on: Atomic<bool>,
+    rx_tstamp_on: Atomic<bool>,
+    /// The index of the PTP clock (`/dev/ptpN`), -1 before it is registered.
+    phc_index: Atomic<i32>,
+    /// Time origin of the slot's claim times.
+    t0: Instant<Monotonic>,
 }
 
 impl Net {
@@ -204,8 +222,12 @@ impl Net {
     }
 
     fn sw_totals(&self) -> stats::SwTotals {
+        let ts = self.txts.lock().counters;
         let mut t = stats::SwTotals {
             tx_timeouts: self.tx_timeouts.load(Relaxed),
+            tx_hwtstamp_timeouts: ts.timeouts,
+            tx_hwtstamp_skipped: ts.skipped,
+            tx_hwtstamp_completed: ts.completed,
             ..Default::default()
         };
         for q in self.queues.iter() {
@@ -288,6 +310,171 @@ impl Net {
     }
 }
 
+impl Net {
+    /// Nanoseconds since probe, for the TX timestamp slot's claim times.
+    fn now_ns(&self) -> u64 {
+        self.t0.elapsed().as_nanos().max(0) as u64
+    }
+
+    /// The time-sync interrupt (ICR.TS): reads TSICR once (it clears on read) and, for a TX
+    /// timestamp, reads it out and completes the waiting skb right here, in hard-IRQ context.
+    fn tsync_interrupt(&self) {
+        let tsicr = self.hw.rd(ptp::r::TSICR);
+        if tsicr & ptp::r::TSICR_TXTS == 0 || tsicr == u32::MAX {
+            return;
+        }
+        let done = self.txts.lock().on_interrupt(&self.hw);
+        if let Some((skb, ns)) = done {
+            let mbps = self.link_mbps.load(Relaxed);
+            skb.complete(ns + ptp::tx_latency_ns(mbps));
+        }
+    }
+
+    /// The RX latency to subtract from RX timestamps while they are on.
+    fn rx_tstamp(&self) -> Option<u64> {
+        self.rx_tstamp_on
+            .load(Relaxed)
+            .then(|| ptp::rx_latency_ns(self.link_mbps.load(Relaxed)))
+    }
+
+    /// Reads SYSTIM (`igc_ptp_read`), with system timestamps around the latching read.
+    fn systim_read(
+        &self,
+        sts: Option<&mut kernel::ptp::SystemTimestamps>,
+    ) -> kernel::ptp::Timespec {
+        let _g = self.systim_lock.lock();
+        let (lo, hi) = match sts {
+            Some(sts) => {
+                sts.pre();
+                let lo = self.hw.rd(ptp::r::SYSTIML);
+                let hi = self.hw.rd(ptp::r::SYSTIMH);
+                sts.post();
+                (lo, hi)
+            }
+            None => (self.hw.rd(ptp::r::SYSTIML), self.hw.rd(ptp::r::SYSTIMH)),
+        };
+        kernel::ptp::Timespec {
+            sec: i64::from(hi),
+            nsec: i64::from(lo),
+        }
+    }
+
+    /// Writes SYSTIM (`igc_ptp_write_i225`).
+    fn systim_write(&self, ts: kernel::ptp::Timespec) {
+        let _g = self.systim_lock.lock();
+        self.hw.wr(ptp::r::SYSTIML, ts.nsec as u32);
+        self.hw.wr(ptp::r::SYSTIMH, ts.sec as u32);
+    }
+
+    /// Starts the clock and the TX timestamp interrupt (`igc_ptp_reset`), the clock set to the
+    /// system's real time.
+    fn ptp_reset(&self) {
+        self.hw.wr(ptp::r::TSAUXC, 0);
+        self.hw.wr(ptp::r::TSIM, ptp::r::TSICR_TXTS);
+        self.systim_write(kernel::ptp::realtime());
+    }
+
+    /// Switches TX timestamping (`igc_ptp_enable_tx_timestamp` and its disable counterpart).
+    fn set_tx_tstamp(&self, on: bool) {
+        if on {
+            self.hw.wr(
+                ptp::r::TSYNCTXCTL,
+                ptp::r::TSYNCTXCTL_ENABLED | ptp::r::TSYNCTXCTL_TXSYNSIG,
+            );
+            // Discard a timestamp left from before.
+            let _ = self.hw.rd(ptp::r::txstmpl(0));
+            let _ = self.hw.rd(ptp::r::txstmph(0));
+            self.tx_tstamp_on.store(true, Relaxed);
+        } else {
+            self.tx_tstamp_on.store(false, Relaxed);
+            let req = self.txts.lock().cancel(&self.hw);
+            drop(req);
+            self.hw.wr(ptp::r::TSYNCTXCTL, 0);
+        }
+    }
+
+    /// Switches RX timestamping (`igc_ptp_enable_rx_timestamp` and its disable counterpart).
+    fn set_rx_tstamp(&self, on: bool, queues: usize) {
+        let ts = ptp::r::SRRCTL_TIMER1SEL_1 | ptp::r::SRRCTL_TIMESTAMP;
+        if on {
+            self.hw.set_bits(ptp::r::RXPBS, ptp::r::RXPBS_CFG_TS_EN);
+            for q in 0..queues {
+                self.hw.set_bits(off::srrctl(q), ts);
+            }
+            self.hw.wr(
+                ptp::r::TSYNCRXCTL,
+                ptp::r::TSYNCRXCTL_ENABLED
+                    | ptp::r::TSYNCRXCTL_TYPE_ALL
+                    | ptp::r::TSYNCRXCTL_RXSYNSIG,
+            );
+        } else {
+            self.hw.wr(ptp::r::TSYNCRXCTL, 0);
+            for q in 0..queues {
+                self.hw.clear_bits(off::srrctl(q), ts);
+            }
+            self.hw.clear_bits(ptp::r::RXPBS, ptp::r::RXPBS_CFG_TS_EN);
+        }
+        self.rx_tstamp_on.store(on, Relaxed);
+    }
+}
+
+impl tx::TxTstamp for Net {
+    fn claim(&self, skb: &mut TxSkb) -> u32 {
+        if !self.tx_tstamp_on.load(Relaxed) || !skb.hw_tstamp_requested() {
+            return 0;
+        }
+        let mut slot = self.txts.lock();
+        if slot.busy() {
+            // Counted as skipped; the packet goes out without a hardware timestamp.
+            slot.skip();
+            return 0;
+        }
+        let set = slot.set() as u32;
+        // The skb reference and the claim time are published together, under the lock.
+        let _ = slot.claim(skb.start_hw_tstamp(), self.now_ns());
+        ptp::r::TXD_MAC_TSTAMP | set << ptp::r::TXD_TSTAMP_REG_SHIFT
+    }
+
+    fn unclaim(&self) {
+        let req = self.txts.lock().unclaim();
+        drop(req);
+    }
+}
+
+/// The PTP hardware clock's operations (`igc_ptp_*_i225`).
+struct PtpClock {
+    net: Arc<Registration<Net>>,
+}
+
+#[vtable]
+impl kernel::ptp::Operations for PtpClock {
+    fn gettimex64(&self, sts: &mut kernel::ptp::SystemTimestamps) -> Result<kernel::ptp::Timespec> {
+        Ok(self.net.systim_read(Some(sts)))
+    }
+
+    fn settime64(&self, ts: kernel::ptp::Timespec) -> Result {
+        self.net.systim_write(ts);
+        Ok(())
+    }
+
+    fn adjfine(&self, scaled_ppm: i64) -> Result {
+        self.net.hw.wr(ptp::r::TIMINCA, ptp::timinca(scaled_ppm));
+        Ok(())
+    }
+
+    fn adjtime(&self, delta: i64) -> Result {
+        let _g = self.net.systim_lock.lock();
+        let now = kernel::ptp::Timespec {
+            nsec: i64::from(self.net.hw.rd(ptp::r::SYSTIML)),
+            sec: i64::from(self.net.hw.rd(ptp::r::SYSTIMH)),
+        };
+        let t = kernel::ptp::Timespec::from_nanos(now.as_nanos().saturating_add(delta));
+        self.net.hw.wr(ptp::r::SYSTIML, t.nsec as u32);
+        self.net.hw.wr(ptp::r::SYSTIMH, t.sec as u32);
+        Ok(())
+    }
+}
+
 /// Brings the interface up: rings for the configured queues, hardware programming, interrupts,
 /// NAPI, queues, watchdog (`__igc_open`).
 fn up(net: &Registration<Net>, parent: &device::Device<device::Bound>, cfg: &mut Config) -> Result {
@@ -316,7 +503,7 @@ fn start_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
             r.configure(hw);
         }
         if let Some(r) = qp.rx.lock().as_ref() {
-            r.configure(hw);
+            r.configure(hw, net.rx_tstamp_on.load(Relaxed));
         }
     }
     hw.set_bits(off::TCTL, bits::TCTL_EN);
@@ -377,6 +564,9 @@ fn down(net: &Registration<Net>, cfg: &mut Config) {
         workqueue::cancel_delayed_work_sync(&w);
     }
     stop_hw(net, dev, cfg.queues);
+    // A TX timestamp request cannot complete any more: free it.
+    let req = net.txts.lock().cancel(&net.hw);
+    drop(req);
     for qp in net.queues.iter() {
         // Take the rings out under their locks, free them after: freeing coherent DMA memory
         // (and unmapping pages) must not happen with interrupts disabled.
@@ -426,6 +616,14 @@ impl workqueue::WorkItem for Watchdog {
         }
         net.link_changed(net.device());
         let _ = net.update_stats();
+        let expired = net
+            .txts
+            .lock()
+            .expire(&net.hw, net.now_ns(), ptp::TX_TIMEOUT_NS);
+        if let Some(req) = expired {
+            drop(req);
+            pr_warn!("{}: Tx timestamp timeout\n", net.device().name());
+        }
         if net.reset_requested.load(Relaxed) {
             // A busy `cfg` means ifdown or a reconfiguration: retry on the next round.
             if let Some(cfg) = net
@@ -510,7 +708,7 @@ impl dev::Operations for Net {
             qp.txc.dropped.fetch_add(1, Relaxed);
             return Xmit::Ok;
         };
-        match r.xmit(&net.hw, net.device(), parent, &qp.txc, skb) {
+        match r.xmit(&net.hw, net.device(), parent, &qp.txc, &**net, skb) {
             Ok(()) => Xmit::Ok,
             Err(skb) => Xmit::Busy(skb),
         }
@@ -528,7 +726,7 @@ impl dev::Operations for Net {
         // A budget of 0 (netpoll) allows TX cleaning only.
         let rx_done = match (budget.get(), Option::as_mut(&mut *qp.rx.lock())) {
             (0, _) | (_, None) => 0,
-            (b, Some(r)) => r.clean(&net.hw, dev, napi, &qp.rxc, b),
+            (b, Some(r)) => r.clean(&net.hw, dev, napi, &qp.rxc, net.rx_tstamp(), b),
         };
         if !tx_done || rx_done >= budget.get() {
             Poll::Again
@@ -596,6 +794,51 @@ impl dev::Operations for Net {
             net.device().name(),
             queue
         );
+    }
+
+    fn hwtstamp_get(net: &Registration<Self>, cfg: &mut HwTstampConfig) -> Result {
+        cfg.set_tx_type(if net.tx_tstamp_on.load(Relaxed) {
+            hwtstamp::TX_ON
+        } else {
+            hwtstamp::TX_OFF
+        });
+        cfg.set_rx_filter(if net.rx_tstamp_on.load(Relaxed) {
+            hwtstamp::FILTER_ALL
+        } else {
+            hwtstamp::FILTER_NONE
+        });
+        Ok(())
+    }
+
+    fn hwtstamp_set(net: &Registration<Self>, cfg: &mut HwTstampConfig) -> Result {
+        // igc_ptp_set_timestamp_mode: TX off or on; RX none, or every packet for any filter (the
+        // hardware timestamps all of them), reported as ALL.
+        let tx = match cfg.tx_type() {
+            hwtstamp::TX_OFF => false,
+            hwtstamp::TX_ON => true,
+            _ => return Err(ERANGE),
+        };
+        let rx = cfg.rx_filter() != hwtstamp::FILTER_NONE;
+        let queues = net.cfg.lock().queues;
+        net.set_tx_tstamp(tx);
+        net.set_rx_tstamp(rx, queues);
+        cfg.set_rx_filter(if rx {
+            hwtstamp::FILTER_ALL
+        } else {
+            hwtstamp::FILTER_NONE
+        });
+        Ok(())
+    }
+
+    fn get_ts_info(net: &Registration<Self>, info: &mut TsInfo) -> Result {
+        // As igc_ethtool_get_ts_info.
+        info.set_so_timestamping(
+            sof::TX_SOFTWARE | sof::TX_HARDWARE | sof::RX_HARDWARE | sof::RAW_HARDWARE,
+        );
+        info.set_phc_index(net.phc_index.load(Relaxed));
+        info.set_tx_types(1 << hwtstamp::TX_OFF | 1 << hwtstamp::TX_ON);
+        info.set_rx_filters(1 << hwtstamp::FILTER_NONE | 1 << hwtstamp::FILTER_ALL);
+        Ok(())
     }
 
     fn set_features(_net: &Registration<Self>, _features: u64) -> Result {
@@ -819,6 +1062,18 @@ impl pci::Driver for RigcDriver {
             None => dev_info!(pdev, "link down\n"),
         }
 
+        // Test-only switches of the TX timestamp slot (see `ptp.rs`).
+        let txts_set = module_parameters::test_txts_set.value().clamp(0, 3) as usize;
+        let txts_workaround = !module_parameters::test_no_txstmph0_workaround.value();
+        if txts_set != 0 || !txts_workaround {
+            dev_warn!(
+                pdev,
+                "test mode: TX timestamps in register set {}, TXSTMPH_0 workaround {}\n",
+                txts_set,
+                if txts_workaround { "on" } else { "off" }
+            );
+        }
+
         let pdev_ref: ARef<pci::Device> = ARef::from(&**pdev);
         let mut queues = KVec::with_capacity(MAX_QUEUES, GFP_KERNEL)?;
         for i in 0..MAX_QUEUES {
@@ -849,6 +1104,12 @@ impl pci::Driver for RigcDriver {
             tx_timeouts: Atomic::new(0),
             reset_requested: Atomic::new(false),
             link_mbps: Atomic::new(0),
+            systim_lock <- new_spinlock_irq!(()),
+            txts <- new_spinlock_irq!(ptp::TxSlot::new(txts_set, txts_workaround)),
+            tx_tstamp_on: Atomic::new(false),
+            rx_tstamp_on: Atomic::new(false),
+            phc_index: Atomic::new(-1),
+            t0: Instant::now(),
         }? Error);
         let opts = dev::Options {
             tx_queues: MAX_QUEUES as u32,
@@ -906,6 +1167,16 @@ impl pci::Driver for RigcDriver {
             };
             net.cfg.lock().queues = queues;
             net.set_real_num_queues(queues as u32, queues as u32)?;
+            // The PTP clock (`igc_ptp_init`, `igc_ptp_reset`).
+            net.ptp_reset();
+            let index = kernel::ptp::Registration::register(
+                parent,
+                &<LocalModule as kernel::ModuleMetadata>::THIS_MODULE,
+                c"rigc",
+                ptp::MAX_ADJ_PPB,
+                PtpClock { net: net.clone() },
+            )?;
+            net.phc_index.store(index, Relaxed);
             dev_info!(
                 pdev,
                 "{} queue pair(s), {} interrupt vector(s) ({:?})\n",
@@ -941,4 +1212,14 @@ kernel::module_pci_driver! {
     authors: ["The rigc developers"],
     description: "Intel(R) 2.5G Ethernet Controller I225/I226 driver (Rust)",
     license: "GPL",
+    params: {
+        test_txts_set: i64 {
+            default: 0,
+            description: "Testing only: TX timestamp register set (0-3) of the timestamp slot",
+        },
+        test_no_txstmph0_workaround: bool {
+            default: false,
+            description: "Testing only: skip the I225 TXSTMPH_0 re-arm workaround",
+        },
+    },
 }

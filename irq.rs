@@ -17,6 +17,7 @@ use kernel::{
 
 use crate::{
     hw::Hw,
+    ptp,
     regs::{bits, off, Bar0},
     Net,
 };
@@ -71,9 +72,10 @@ impl Mode {
     }
 }
 
-/// The causes enabled in IMS: link status change (and, single-vector, the queue causes).
-const IMS_OTHER: u32 = bits::ICR_LSC;
-const IMS_SINGLE: u32 = bits::ICR_LSC | bits::ICR_RXT0 | bits::ICR_TXDW;
+/// The causes enabled in IMS: link status change, time sync (and, single-vector, the queue
+/// causes).
+const IMS_OTHER: u32 = bits::ICR_LSC | ptp::r::ICR_TS;
+const IMS_SINGLE: u32 = bits::ICR_LSC | ptp::r::ICR_TS | bits::ICR_RXT0 | bits::ICR_TXDW;
 
 /// Routes queue pairs `0..queues` to their vectors and sets moderation (`igc_configure_msix`,
 /// `igc_assign_vector`, `igc_write_itr`).
@@ -168,8 +170,14 @@ impl irq::Handler for Handler {
             }
             Kind::Other => {
                 let icr = net.hw.rd(off::ICR);
+                if icr == u32::MAX {
+                    return IrqReturn::None;
+                }
                 if icr & bits::ICR_LSC != 0 {
                     net.link_changed(net.device());
+                }
+                if icr & ptp::r::ICR_TS != 0 {
+                    net.tsync_interrupt();
                 }
                 net.hw.wr(off::EIMS, 1);
                 IrqReturn::Handled
@@ -181,6 +189,9 @@ impl irq::Handler for Handler {
                 }
                 if icr & bits::ICR_LSC != 0 {
                     net.link_changed(net.device());
+                }
+                if icr & ptp::r::ICR_TS != 0 {
+                    net.tsync_interrupt();
                 }
                 if icr & (bits::ICR_RXT0 | bits::ICR_TXDW) != 0 {
                     // Masked until the poll completes.

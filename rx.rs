@@ -24,6 +24,7 @@ use kernel::{
 
 use crate::{
     hw::{Descs, Hw},
+    ptp,
     regs::{bits, off},
 };
 
@@ -106,7 +107,7 @@ impl RxRing {
 
     /// Programs the ring and enables it (`igc_configure_rx_ring`); every descriptor but one is
     /// given to the hardware.
-    pub(crate) fn configure(&self, hw: &Hw) {
+    pub(crate) fn configure(&self, hw: &Hw, tstamp: bool) {
         let q = usize::from(self.queue);
         hw.wr(off::rxdctl(q), 0);
         hw.flush();
@@ -116,9 +117,17 @@ impl RxRing {
         hw.wr(off::rdlen(q), self.count * 16);
         hw.wr(off::rdh(q), 0);
         hw.wr(off::rdt(q), 0);
+        let ts = if tstamp {
+            ptp::r::SRRCTL_TIMER1SEL_1 | ptp::r::SRRCTL_TIMESTAMP
+        } else {
+            0
+        };
         hw.wr(
             off::srrctl(q),
-            bits::SRRCTL_BSIZEHDR_256 | bits::SRRCTL_BSIZEPKT_2K | bits::SRRCTL_DESCTYPE_ADV_ONEBUF,
+            bits::SRRCTL_BSIZEHDR_256
+                | bits::SRRCTL_BSIZEPKT_2K
+                | bits::SRRCTL_DESCTYPE_ADV_ONEBUF
+                | ts,
         );
         // PTHRESH 8, HTHRESH 8, WTHRESH 4, as igc.
         hw.wr(off::rxdctl(q), 8 | 8 << 8 | 4 << 16 | bits::QUEUE_ENABLE);
@@ -144,12 +153,15 @@ impl RxRing {
     }
 
     /// Receives up to `budget` frames (`igc_clean_rx_irq`). Returns the number received.
+    /// `rx_tstamp` is the RX latency to subtract from hardware timestamps while RX timestamping
+    /// is on, `None` otherwise.
     pub(crate) fn clean(
         &mut self,
         hw: &Hw,
         netdev: &Device,
         napi: &Napi,
         counters: &RxCounters,
+        rx_tstamp: Option<u64>,
         budget: u32,
     ) -> u32 {
         let max_frame = netdev.mtu() + 14 + 4 + 4;
@@ -172,6 +184,7 @@ impl RxRing {
                 break;
             }
 
+            let first = self.partial.is_none();
             let mut skb = match self.partial.take() {
                 Some(s) => s,
                 None => {
@@ -182,10 +195,22 @@ impl RxRing {
                     s
                 }
             };
+            let page = &self.pages[i as usize];
+            let (mut offset, mut len) = (0, len.min(BUF_LEN));
+            // The timestamp header in front of a frame's first buffer. Only a set TSIP bit,
+            // which RX timestamping switches on, costs anything here.
+            if first && status & ptp::r::RXD_STAT_TSIP != 0 && len >= ptp::r::TS_HDR_LEN {
+                if let (Some(s), Some(latency)) = (skb.as_mut(), rx_tstamp) {
+                    let mut hdr = [0u8; 16];
+                    if page.read(0, &mut hdr).is_ok() {
+                        s.set_hwtstamp(ptp::rx_header_ns(&hdr).saturating_sub(latency));
+                    }
+                }
+                offset = ptp::r::TS_HDR_LEN;
+                len -= ptp::r::TS_HDR_LEN;
+            }
             if let Some(s) = skb.as_mut() {
-                if s.put_from_page(&self.pages[i as usize], 0, len.min(BUF_LEN))
-                    .is_err()
-                {
+                if s.put_from_page(page, offset, len).is_err() {
                     // Longer than the largest frame we accept: discard it.
                     skb = None;
                     counters.errors.fetch_add(1, Relaxed);

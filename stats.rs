@@ -64,7 +64,7 @@ impl HwStats {
 pub(crate) const STAT_QUEUES: usize = 4;
 
 /// Names of the device-wide `ethtool -S` counters, in the order of [`device_values`].
-const DEVICE_NAMES: [&CStr; 20] = [
+const DEVICE_NAMES: [&CStr; 23] = [
     c"rx_packets",
     c"tx_packets",
     c"rx_bytes",
@@ -85,6 +85,9 @@ const DEVICE_NAMES: [&CStr; 20] = [
     c"rx_csum_offload_errors",
     c"alloc_rx_buff_failed",
     c"rx_frame_errors",
+    c"tx_hwtstamp_timeouts",
+    c"tx_hwtstamp_skipped",
+    c"tx_hwtstamp_completed",
 ];
 
 /// Software counters summed over the queues.
@@ -97,6 +100,9 @@ pub(crate) struct SwTotals {
     pub(crate) rx_csum_err: u64,
     pub(crate) rx_alloc_failed: u64,
     pub(crate) rx_errors: u64,
+    pub(crate) tx_hwtstamp_timeouts: u64,
+    pub(crate) tx_hwtstamp_skipped: u64,
+    pub(crate) tx_hwtstamp_completed: u64,
 }
 
 /// Per-queue counters: TX packets and bytes, RX packets and bytes.
@@ -173,6 +179,9 @@ pub(crate) fn values(hw: &HwStats, sw: &SwTotals, queues: &[QueueValues], out: &
         sw.rx_csum_err,
         sw.rx_alloc_failed,
         sw.rx_errors,
+        sw.tx_hwtstamp_timeouts,
+        sw.tx_hwtstamp_skipped,
+        sw.tx_hwtstamp_completed,
     ];
     for (o, v) in out.iter_mut().zip(dev.iter()) {
         *o = *v;

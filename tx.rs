@@ -74,6 +74,15 @@ impl TxCounters {
     }
 }
 
+/// The TX timestamp slot, as the xmit path sees it.
+pub(crate) trait TxTstamp {
+    /// Claims the slot for `skb` if it asks for a hardware timestamp and timestamping is on;
+    /// returns the descriptor bits that request it (0 if none).
+    fn claim(&self, skb: &mut TxSkb) -> u32;
+    /// Gives the slot back: the packet it was claimed for is dropped before the hardware saw it.
+    fn unclaim(&self);
+}
+
 /// A packet on the ring.
 struct TxBuf {
     skb: MappedTxSkb,
@@ -153,6 +162,7 @@ impl TxRing {
         netdev: &Device,
         dmadev: &device::Device<device::Bound>,
         counters: &TxCounters,
+        tstamp: &impl TxTstamp,
         mut skb: TxSkb,
     ) -> core::result::Result<(), TxSkb> {
         let q = self.queue;
@@ -170,9 +180,18 @@ impl TxRing {
             return Err(skb);
         }
 
+        // A hardware timestamp request claims the slot first, as igc does.
+        let ts_bits = tstamp.claim(&mut skb);
+        let drop_packet = |counters: &TxCounters| {
+            if ts_bits != 0 {
+                tstamp.unclaim();
+            }
+            counters.dropped.fetch_add(1, Relaxed);
+        };
+
         // Offloads: the context descriptor and the per-packet flags.
         let mut ctx = None;
-        let mut cmd = txd::DTYP_DATA | txd::DCMD_DEXT | txd::DCMD_IFCS;
+        let mut cmd = txd::DTYP_DATA | txd::DCMD_DEXT | txd::DCMD_IFCS | ts_bits;
         let mut olinfo_flags = 0;
         let len = skb.len();
         let mut paylen = len;
@@ -198,7 +217,7 @@ impl TxRing {
                     bytes = len + (segs - 1) * tso.hdr_len;
                 }
                 Err(_) => {
-                    counters.dropped.fetch_add(1, Relaxed);
+                    drop_packet(counters);
                     return Ok(());
                 }
             }
@@ -209,7 +228,7 @@ impl TxRing {
                 TxChecksum::Udp => Some(0),
                 TxChecksum::Other => {
                     if skb.checksum_help().is_err() {
-                        counters.dropped.fetch_add(1, Relaxed);
+                        drop_packet(counters);
                         return Ok(());
                     }
                     None
@@ -226,7 +245,7 @@ impl TxRing {
         let mapped = match skb.map(dmadev) {
             Ok(m) => m,
             Err((_, skb)) => {
-                counters.dropped.fetch_add(1, Relaxed);
+                drop_packet(counters);
                 drop(skb);
                 return Ok(());
             }
@@ -242,7 +261,7 @@ impl TxRing {
         }
         let olinfo = paylen << txd::PAYLEN_SHIFT | olinfo_flags;
         let Some(last) = mapped.segments().iter().rposition(|s| s.len > 0) else {
-            counters.dropped.fetch_add(1, Relaxed);
+            drop_packet(counters);
             return Ok(());
         };
         let mut eop = i;
