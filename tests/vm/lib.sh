@@ -71,12 +71,18 @@ wait_carrier() {
 	return 1
 }
 
-# Two ports of driver $1 in two network namespaces "a" (10.0.0.1) and "b"
+# Two ports of driver $1 (or the first port of driver $1 and the first of $2)
+# in two network namespaces "a" (10.0.0.1) and "b"
 # (10.0.0.2), up, with carrier. ns_iface a|b names the port in each.
 setup_namespaces() {
 	local i0 i1
-	set -- $(port_ifaces "$1")
-	i0=$1 i1=$2
+	if [ -n "$2" ]; then
+		# Two drivers: the first port of each.
+		i0=$(port_ifaces "$1" | head -1) i1=$(port_ifaces "$2" | head -1)
+	else
+		set -- $(port_ifaces "$1")
+		i0=$1 i1=$2
+	fi
 	ip netns add a && ip netns add b
 	ip link set "$i0" netns a && ip link set "$i1" netns b
 	ip -n a addr add 10.0.0.1/24 dev "$i0" && ip -n b addr add 10.0.0.2/24 dev "$i1"
