@@ -178,3 +178,22 @@ no_ipv6() {
 	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
 		net.ipv6.conf.default.disable_ipv6=1
 }
+
+# testptp_checks PHC-INDEX: the kernel's testptp against /dev/ptpN: read the
+# capabilities, set the clock from the system clock and read it back, shift it
+# by 100 s, adjust the frequency (and undo both).
+testptp_checks() {
+	local T=/lab/build/tools dev=/dev/ptp$1 t0 t1
+	check "testptp -c reads the capabilities" sh -c "$T/testptp -d $dev -c | grep -q 'maximum frequency adjustment'"
+	$T/testptp -d "$dev" -s >/dev/null
+	t0=$($T/testptp -d "$dev" -g | sed -n 's/clock time: \([0-9]*\)\..*/\1/p')
+	check "testptp -s then -g: the PHC follows the system clock (within 2 s)" \
+		test "$(( ${t0:-0} - $(date +%s) ))" -ge -2 -a "$(( ${t0:-0} - $(date +%s) ))" -le 2
+	$T/testptp -d "$dev" -t 100 >/dev/null
+	t1=$($T/testptp -d "$dev" -g | sed -n 's/clock time: \([0-9]*\)\..*/\1/p')
+	check "testptp -t 100 shifts the PHC by 100 s (read $(( ${t1:-0} - ${t0:-0} )) s later)" \
+		test "$(( ${t1:-0} - ${t0:-0} ))" -ge 100 -a "$(( ${t1:-0} - ${t0:-0} ))" -le 103
+	check "testptp -f 1000 adjusts the frequency" $T/testptp -d "$dev" -f 1000
+	$T/testptp -d "$dev" -f 0 >/dev/null
+	$T/testptp -d "$dev" -s >/dev/null
+}

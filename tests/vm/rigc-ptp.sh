@@ -42,18 +42,7 @@ check "hwtstamp_config: set OFF NONE" \
 check "hwtstamp_config: a one-step TX mode is refused (ERANGE)" \
 	sh -c "$T/hwtstamp_config $i0 ONESTEP_SYNC NONE 2>&1 | grep -q 'Numerical result out of range'"
 
-check "testptp -c reads the capabilities" sh -c "$T/testptp -d /dev/ptp$phc -c | grep -q 'maximum frequency adjustment'"
-$T/testptp -d "/dev/ptp$phc" -s >/dev/null
-t0=$($T/testptp -d "/dev/ptp$phc" -g | sed -n 's/clock time: \([0-9]*\)\..*/\1/p')
-check "testptp -s then -g: the PHC follows the system clock (within 2 s)" \
-	test "$(( ${t0:-0} - $(date +%s) ))" -ge -2 -a "$(( ${t0:-0} - $(date +%s) ))" -le 2
-$T/testptp -d "/dev/ptp$phc" -t 100 >/dev/null
-t1=$($T/testptp -d "/dev/ptp$phc" -g | sed -n 's/clock time: \([0-9]*\)\..*/\1/p')
-check "testptp -t 100 shifts the PHC by 100 s (read $(( ${t1:-0} - ${t0:-0} )) s later)" \
-	test "$(( ${t1:-0} - ${t0:-0} ))" -ge 100 -a "$(( ${t1:-0} - ${t0:-0} ))" -le 103
-check "testptp -f 1000 adjusts the frequency" $T/testptp -d "/dev/ptp$phc" -f 1000
-$T/testptp -d "/dev/ptp$phc" -f 0 >/dev/null
-$T/testptp -d "/dev/ptp$phc" -s >/dev/null
+testptp_checks "$phc"
 ip link set "$i0" down
 
 check "both ports up with carrier in namespaces a and b" setup_namespaces rigc
