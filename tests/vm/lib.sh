@@ -197,3 +197,46 @@ testptp_checks() {
 	$T/testptp -d "$dev" -f 0 >/dev/null
 	$T/testptp -d "$dev" -s >/dev/null
 }
+
+# tso_tstamp_tap DRIVER: driver-review.md F3 on DRIVER's two ports: TX hardware
+# timestamping on, a packet tap holding clones, TSO, and timestamped 64 KiB TCP
+# writes for 10 s (lab/guest/tso-tstamp-tap). Before the fix, both rigc and
+# C igc hit "kernel BUG at net/core/skbuff.c" in pskb_expand_head.
+tso_tstamp_tap() {
+	local A B
+	check "both ports up with carrier in namespaces a and b" setup_namespaces "$1"
+	A=$(ns_iface a) B=$(ns_iface b)
+	ip netns exec a ethtool -K "$A" tso on >/dev/null 2>&1
+	check "TX hardware timestamping on ($1)" \
+		ip netns exec a /lab/build/tools/hwtstamp_config "$A" ON NONE
+	ip netns exec b python3 -c '
+import socket
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("10.0.0.2", 5300)); l.listen(1); c, _ = l.accept()
+while c.recv(1 << 20): pass' &
+	local sink=$!
+	sleep 1
+	check "TSO + TX timestamp + packet tap: 10 s of timestamped 64 KiB writes ($1)" \
+		timeout 60 ip netns exec a /lab/src/lab/guest/tso-tstamp-tap "$A" 10.0.0.2 10
+	kill "$sink" 2>/dev/null
+	check "ping a -> b afterwards ($1)" ip netns exec a ping -c 2 -W 2 10.0.0.2
+}
+
+# fault_injection_on / fault_injection_off: the kernel's fail-nth (see
+# lab/guest/faultsweep) for slab and page allocations, sleeping ones
+# included, silent; the kernel log marks the window, inside which
+# lab/guest/splat-check ignores the allocator's own failure reports.
+fault_injection_on() {
+	local d
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	for d in failslab fail_page_alloc; do
+		echo N >/sys/kernel/debug/$d/ignore-gfp-wait
+		echo 0 >/sys/kernel/debug/$d/verbose
+	done
+	echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >/sys/kernel/debug/fail_page_alloc/min-order
+	echo "rigc-splat: fault-injection begin" >/dev/kmsg
+}
+fault_injection_off() {
+	echo "rigc-splat: fault-injection end" >/dev/kmsg
+}
