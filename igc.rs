@@ -16,7 +16,7 @@ use kernel::{
         ethtool::{
             sof, Channels, DrvInfo, LinkMode, LinkSettings, RingParam, TsInfo, SPEED_UNKNOWN,
         },
-        skb::{TstampSkb, TxSkb},
+        skb::{CompletedTxSkb, MappedTxSkb, RxSkb, TstampSkb, TxSkb},
     },
     new_delayed_work, new_mutex, new_spinlock_irq, pci,
     prelude::*,
@@ -30,6 +30,7 @@ use kernel::{
     workqueue::{self, DelayedWork},
 };
 
+mod batch;
 mod hw;
 mod irq;
 mod ptp;
@@ -38,6 +39,7 @@ mod rx;
 mod stats;
 mod tx;
 
+use batch::Batch;
 use hw::{Advertise, Hw};
 use regs::{bits, off};
 use rx::RxRing;
@@ -124,6 +126,7 @@ impl QueuePair {
 }
 
 /// Settings changed in process context, and whether the interface is up.
+#[derive(Clone, Copy)]
 struct Config {
     up: bool,
     tx_ring: u32,
@@ -377,6 +380,12 @@ impl Net {
     /// Switches TX timestamping (`igc_ptp_enable_tx_timestamp` and its disable counterpart).
     fn set_tx_tstamp(&self, on: bool) {
         if on {
+            // Only an off -> on switch discards a stale timestamp: when timestamping is already
+            // on (every ptp4l or chronyd start sets it again), a request may be waiting for the
+            // timestamp that has latched, and reading it out here would lose it.
+            if self.tx_tstamp_on.load(Relaxed) {
+                return;
+            }
             self.hw.wr(
                 ptp::r::TSYNCTXCTL,
                 ptp::r::TSYNCTXCTL_ENABLED | ptp::r::TSYNCTXCTL_TXSYNSIG,
@@ -386,8 +395,13 @@ impl Net {
             let _ = self.hw.rd(ptp::r::txstmph(0));
             self.tx_tstamp_on.store(true, Relaxed);
         } else {
-            self.tx_tstamp_on.store(false, Relaxed);
-            let req = self.txts.lock().cancel(&self.hw);
+            // The flag is cleared and the slot cancelled under the slot's lock, which `claim`
+            // tests the flag under too.
+            let req = {
+                let mut slot = self.txts.lock();
+                self.tx_tstamp_on.store(false, Relaxed);
+                slot.cancel(&self.hw)
+            };
             drop(req);
             self.hw.wr(ptp::r::TSYNCTXCTL, 0);
         }
@@ -419,11 +433,16 @@ impl Net {
 }
 
 impl tx::TxTstamp for Net {
-    fn claim(&self, skb: &mut TxSkb) -> u32 {
-        if !self.tx_tstamp_on.load(Relaxed) || !skb.hw_tstamp_requested() {
+    fn claim(&self, skb: &mut MappedTxSkb) -> u32 {
+        if !self.tx_tstamp_on.load(Relaxed) || !skb.skb().hw_tstamp_requested() {
             return 0;
         }
         let mut slot = self.txts.lock();
+        // Tested again under the lock: switching TX timestamping off stores the flag and
+        // cancels the slot under this lock, so no claim can slip in after the cancel.
+        if !self.tx_tstamp_on.load(Relaxed) {
+            return 0;
+        }
         if slot.busy() {
             // Counted as skipped; the packet goes out without a hardware timestamp.
             slot.skip();
@@ -475,21 +494,62 @@ impl kernel::ptp::Operations for PtpClock {
     }
 }
 
-/// Brings the interface up: rings for the configured queues, hardware programming, interrupts,
-/// NAPI, queues, watchdog (`__igc_open`).
-fn up(net: &Registration<Net>, parent: &device::Device<device::Bound>, cfg: &mut Config) -> Result {
-    let dev = net.device();
-    let nq = cfg.queues;
-    for qp in net.queues.iter().take(nq) {
-        let txr = TxRing::new(parent, qp.index, cfg.tx_ring)?;
-        let rxr = RxRing::new(parent, qp.index, cfg.rx_ring)?;
-        let old = (qp.tx.lock().replace(txr), qp.rx.lock().replace(rxr));
-        drop(old);
+/// The rings of the queue pairs, outside the queue pairs: allocated and not yet installed, or
+/// taken out at ifdown. A fixed array, so that moving rings in and out never allocates.
+type Rings = [Option<(TxRing, RxRing)>; MAX_QUEUES];
+
+/// Allocates the rings `cfg` asks for. Nothing is installed: on an error, what was allocated is
+/// freed here and the interface is untouched.
+fn alloc_rings(parent: &device::Device<device::Bound>, cfg: &Config) -> Result<Rings> {
+    let mut rings: Rings = [const { None }; MAX_QUEUES];
+    for (q, slot) in rings.iter_mut().enumerate().take(cfg.queues) {
+        let txr = TxRing::new(parent, q as u16, cfg.tx_ring)?;
+        let rxr = RxRing::new(parent, q as u16, cfg.rx_ring)?;
+        *slot = Some((txr, rxr));
     }
-    start_hw(net, dev, nq);
+    Ok(rings)
+}
+
+/// Installs `rings` in the queue pairs; returns the rings they held.
+fn install_rings(net: &Registration<Net>, mut rings: Rings) -> Rings {
+    for (qp, slot) in net.queues.iter().zip(rings.iter_mut()) {
+        let (tx, rx) = match slot.take() {
+            Some((t, r)) => (Some(t), Some(r)),
+            None => (None, None),
+        };
+        // One lock at a time: the two ring locks are never nested.
+        let old_tx = core::mem::replace(&mut *qp.tx.lock(), tx);
+        let old_rx = core::mem::replace(&mut *qp.rx.lock(), rx);
+        if let (Some(t), Some(r)) = (old_tx, old_rx) {
+            *slot = Some((t, r));
+        }
+    }
+    rings
+}
+
+/// Starts the interface with `rings` and the watchdog `wd` (`__igc_open` after its
+/// allocations): hardware programming, interrupts, NAPI, queues, watchdog. Cannot fail: the
+/// callers allocate everything first, so an error leaves the interface down and untouched, with
+/// nothing to undo (in particular no NAPI is disabled that was never enabled).
+fn up_with(net: &Registration<Net>, cfg: &mut Config, rings: Rings, wd: Arc<Watchdog>) {
+    drop(install_rings(net, rings));
+    net.watchdog_gen.store(wd.gen, Relaxed);
+    start_hw(net, net.device(), cfg.queues);
     cfg.up = true;
-    let gen = net.watchdog_gen.fetch_add(1, Relaxed) + 1;
-    *net.watchdog.lock() = Some(Watchdog::start(net.arc(), gen)?);
+    *net.watchdog.lock() = Some(wd.clone());
+    wd.enqueue();
+}
+
+/// A watchdog for the next generation, allocated ahead of bringing the interface up.
+fn next_watchdog(net: &Registration<Net>) -> Result<Arc<Watchdog>> {
+    Watchdog::new(net.arc(), net.watchdog_gen.load(Relaxed) + 1)
+}
+
+/// Brings the interface up: rings for the configured queues and a watchdog, then [`up_with`].
+fn up(net: &Registration<Net>, parent: &device::Device<device::Bound>, cfg: &mut Config) -> Result {
+    let rings = alloc_rings(parent, cfg)?;
+    let wd = next_watchdog(net)?;
+    up_with(net, cfg, rings, wd);
     Ok(())
 }
 
@@ -555,8 +615,9 @@ fn stop_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     }
 }
 
-/// Brings the interface down and frees the rings (`__igc_close`).
-fn down(net: &Registration<Net>, cfg: &mut Config) {
+/// Brings the interface down (`__igc_close`) and returns its rings, stopped and emptied, for
+/// the caller to free or to bring back up.
+fn down(net: &Registration<Net>, cfg: &mut Config) -> Rings {
     let dev = net.device();
     net.watchdog_gen.fetch_add(1, Relaxed);
     if let Some(w) = net.watchdog.lock().take() {
@@ -567,14 +628,10 @@ fn down(net: &Registration<Net>, cfg: &mut Config) {
     // A TX timestamp request cannot complete any more: free it.
     let req = net.txts.lock().cancel(&net.hw);
     drop(req);
-    for qp in net.queues.iter() {
-        // Take the rings out under their locks, free them after: freeing coherent DMA memory
-        // (and unmapping pages) must not happen with interrupts disabled.
-        let tx = qp.tx.lock().take();
-        let rx = qp.rx.lock().take();
-        drop((tx, rx));
-    }
     cfg.up = false;
+    // Take the rings out under their locks, free them after: freeing coherent DMA memory (and
+    // unmapping pages) must not happen with interrupts disabled.
+    install_rings(net, [const { None }; MAX_QUEUES])
 }
 
 /// The 2-second watchdog (`igc_watchdog_task`): link state, statistics, TX hang recovery.
@@ -591,18 +648,22 @@ kernel::impl_has_delayed_work! {
 }
 
 impl Watchdog {
-    fn start(net: Arc<Registration<Net>>, gen: u64) -> Result<Arc<Self>> {
-        let w = Arc::pin_init(
+    /// A watchdog for generation `gen`, not yet queued.
+    fn new(net: Arc<Registration<Net>>, gen: u64) -> Result<Arc<Self>> {
+        Arc::pin_init(
             pin_init!(Watchdog {
                 net,
                 gen,
                 work <- new_delayed_work!("rigc_watchdog"),
             }),
             GFP_KERNEL,
-        )?;
+        )
+    }
+
+    /// Queues the first round.
+    fn enqueue(self: Arc<Self>) {
         let _ = workqueue::system_power_efficient()
-            .enqueue_delayed(w.clone(), msecs_to_jiffies(WATCHDOG_MS));
-        Ok(w)
+            .enqueue_delayed(self, msecs_to_jiffies(WATCHDOG_MS));
     }
 }
 
@@ -637,6 +698,11 @@ impl workqueue::WorkItem for Watchdog {
                     net.device().name()
                 );
                 stop_hw(net, net.device(), cfg.queues);
+                // The timestamped packet, if any, was dropped with the ring: free its request,
+                // or every timestamp would be skipped until the 15-s timeout
+                // (`igc_ptp_clear_tx_tstamp` on igc's reset path).
+                let req = net.txts.lock().cancel(&net.hw);
+                drop(req);
                 start_hw(net, net.device(), cfg.queues);
             }
         }
@@ -656,40 +722,55 @@ fn link_mode_speed(ks: &LinkSettings, adv: &mut Advertise) {
     adv.m2500 = ks.advertising(LinkMode::T2500Full);
 }
 
-/// Restarts the interface with new settings, if it is up.
+/// Restarts the interface with new settings, if it is up (`igc_set_ringparam`,
+/// `igc_set_channels`). Transactional: the new rings are allocated while the old ones still
+/// run, and on any error the interface keeps its old settings and rings, up as before.
 fn reconfigure(
     net: &Registration<Net>,
     parent: &device::Device<device::Bound>,
     change: impl FnOnce(&mut Config),
 ) -> Result {
     let mut cfg = net.cfg.lock();
-    let was_up = cfg.up;
-    if was_up {
-        down(net, &mut cfg);
+    let old = *cfg;
+    let mut new = old;
+    change(&mut new);
+    if !cfg.up {
+        net.set_real_num_queues(new.queues as u32, new.queues as u32)?;
+        *cfg = new;
+        return Ok(());
     }
-    change(&mut cfg);
-    net.set_real_num_queues(cfg.queues as u32, cfg.queues as u32)?;
-    if was_up {
-        up(net, parent, &mut cfg)?;
-    }
-    Ok(())
+    let rings = alloc_rings(parent, &new)?;
+    let wd = next_watchdog(net)?;
+    let old_rings = down(net, &mut cfg);
+    let (rings, result) = match net.set_real_num_queues(new.queues as u32, new.queues as u32) {
+        Ok(()) => {
+            *cfg = Config { up: false, ..new };
+            drop(old_rings);
+            (rings, Ok(()))
+        }
+        Err(e) => {
+            // Back to the old settings and rings, which `down` kept.
+            let _ = net.set_real_num_queues(old.queues as u32, old.queues as u32);
+            drop(rings);
+            (old_rings, Err(e))
+        }
+    };
+    up_with(net, &mut cfg, rings, wd);
+    result
 }
 
 #[vtable]
 impl dev::Operations for Net {
     fn open(net: &Registration<Self>, parent: &device::Device<device::Bound>) -> Result {
         let mut cfg = net.cfg.lock();
-        if let Err(e) = up(net, parent, &mut cfg) {
-            down(net, &mut cfg);
-            return Err(e);
-        }
-        Ok(())
+        // `up` leaves the interface untouched when it fails.
+        up(net, parent, &mut cfg)
     }
 
     fn stop(net: &Registration<Self>) -> Result {
         let mut cfg = net.cfg.lock();
         if cfg.up {
-            down(net, &mut cfg);
+            drop(down(net, &mut cfg));
         }
         Ok(())
     }
@@ -719,15 +800,47 @@ impl dev::Operations for Net {
             return Poll::Done(0);
         };
         let dev = net.device();
-        let tx_done = match Option::as_mut(&mut *qp.tx.lock()) {
-            Some(r) => r.clean(dev, &qp.txc, budget),
-            None => true,
-        };
-        // A budget of 0 (netpoll) allows TX cleaning only.
-        let rx_done = match (budget.get(), Option::as_mut(&mut *qp.rx.lock())) {
-            (0, _) | (_, None) => 0,
-            (b, Some(r)) => r.clean(&net.hw, dev, napi, &qp.rxc, net.rx_tstamp(), b),
-        };
+        // The ring locks cover the descriptor walks only: transmitted skbs are freed, and
+        // received ones go up the stack, after the lock is dropped (the stack may transmit from
+        // the receive path, and freeing may enable softirqs).
+        let mut tx_done = true;
+        let mut cleaned = 0;
+        while cleaned < tx::CLEAN_LIMIT {
+            let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
+            let finished = match Option::as_mut(&mut *qp.tx.lock()) {
+                Some(r) => r.clean(dev, &qp.txc, &mut freed),
+                None => true,
+            };
+            cleaned += freed.len();
+            for skb in freed.drain() {
+                skb.napi_consume(budget);
+            }
+            if finished {
+                break;
+            }
+            tx_done = false;
+        }
+        if cleaned >= tx::CLEAN_LIMIT {
+            tx_done = false;
+        }
+        // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked.
+        let mut rx_done = 0;
+        while rx_done < budget.get() {
+            let mut frames =
+                Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget.get() - rx_done) as usize);
+            let n = match Option::as_mut(&mut *qp.rx.lock()) {
+                Some(r) => r.clean(&net.hw, dev, napi, &qp.rxc, net.rx_tstamp(), &mut frames),
+                None => 0,
+            };
+            for skb in frames.drain() {
+                napi.gro_receive(skb);
+            }
+            rx_done += n;
+            // Fewer frames than asked: the ring is empty.
+            if (n as usize) < frames.limit() {
+                break;
+            }
+        }
         if !tx_done || rx_done >= budget.get() {
             Poll::Again
         } else {

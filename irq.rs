@@ -12,7 +12,7 @@ use kernel::{
     io::Io,
     irq::{self, IrqReturn},
     net::dev::Registration,
-    sync::Arc,
+    sync::{atomic::Relaxed, Arc},
 };
 
 use crate::{
@@ -173,21 +173,27 @@ impl irq::Handler for Handler {
                 if icr == u32::MAX {
                     return IrqReturn::None;
                 }
-                if icr & bits::ICR_LSC != 0 {
+                // The carrier is only touched while the datapath runs: after ifdown (and after
+                // unregistration, which comes later) a late link interrupt must not turn it
+                // back on or queue a linkwatch event (`__IGC_DOWN` in igc).
+                if icr & bits::ICR_LSC != 0 && net.running.load(Relaxed) {
                     net.link_changed(net.device());
                 }
                 if icr & ptp::r::ICR_TS != 0 {
                     net.tsync_interrupt();
                 }
-                net.hw.wr(off::EIMS, 1);
+                if net.running.load(Relaxed) {
+                    net.hw.wr(off::EIMS, 1);
+                }
                 IrqReturn::Handled
             }
             Kind::Single => {
                 let icr = net.hw.rd(off::ICR);
-                if icr == 0 || icr == u32::MAX {
+                // A shared line: only an asserted cause is ours (`igc_intr`).
+                if icr & bits::ICR_INT_ASSERTED == 0 || icr == u32::MAX {
                     return IrqReturn::None;
                 }
-                if icr & bits::ICR_LSC != 0 {
+                if icr & bits::ICR_LSC != 0 && net.running.load(Relaxed) {
                     net.link_changed(net.device());
                 }
                 if icr & ptp::r::ICR_TS != 0 {

@@ -377,6 +377,7 @@ pub(crate) mod bits {
     pub(crate) const TCTL_RTLC: u32 = 1 << 24;
 
     pub(crate) const ICR_LSC: u32 = 1 << 2;
+    pub(crate) const ICR_INT_ASSERTED: u32 = 1 << 31;
     pub(crate) const ICR_RXT0: u32 = 1 << 7;
     pub(crate) const ICR_TXDW: u32 = 1 << 0;
 

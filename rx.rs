@@ -23,10 +23,15 @@ use kernel::{
 };
 
 use crate::{
+    batch::Batch,
     hw::{Descs, Hw},
     ptp,
     regs::{bits, off},
 };
+
+/// Frames taken off the ring under its lock at a time, then handed to GRO outside it (the
+/// NAPI weight, 64, so a normal poll takes one pass).
+pub(crate) const RX_BATCH: usize = 64;
 
 /// Receive buffer size programmed in SRRCTL (2 KiB, as igc).
 pub(crate) const BUF_LEN: u32 = 2048;
@@ -152,9 +157,10 @@ impl RxRing {
         }
     }
 
-    /// Receives up to `budget` frames (`igc_clean_rx_irq`). Returns the number received.
-    /// `rx_tstamp` is the RX latency to subtract from hardware timestamps while RX timestamping
-    /// is on, `None` otherwise.
+    /// Receives frames (`igc_clean_rx_irq`) into `out`, for the caller to hand to GRO once it
+    /// has dropped the ring lock, until `out` is full (its limit is the budget left). Returns
+    /// the number of frames taken off the ring, dropped ones included, at most the limit. `rx_tstamp` is the RX latency to
+    /// subtract from hardware timestamps while RX timestamping is on, `None` otherwise.
     pub(crate) fn clean(
         &mut self,
         hw: &Hw,
@@ -162,8 +168,9 @@ impl RxRing {
         napi: &Napi,
         counters: &RxCounters,
         rx_tstamp: Option<u64>,
-        budget: u32,
+        out: &mut Batch<RxSkb, RX_BATCH>,
     ) -> u32 {
+        let budget = out.limit() as u32;
         let max_frame = netdev.mtu() + 14 + 4 + 4;
         let feats = netdev.features();
         let (mut done, mut pkts, mut bytes, mut cleaned) = (0u32, 0u64, 0u64, 0u32);
@@ -251,7 +258,8 @@ impl RxRing {
             bytes += u64::from(skb.len());
             skb.record_rx_queue(self.queue);
             skb.eth_type_trans(netdev);
-            napi.gro_receive(skb);
+            // Cannot fail: the batch was not full.
+            let _ = out.push(skb);
         }
         if cleaned > 0 {
             hw.wr(

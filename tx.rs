@@ -11,14 +11,15 @@
 use kernel::{
     device,
     net::{
-        dev::{Budget, Device},
-        skb::{MappedTxSkb, TxChecksum, TxSkb},
+        dev::Device,
+        skb::{CompletedTxSkb, MappedTxSkb, TxChecksum, TxSkb},
     },
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
 };
 
 use crate::{
+    batch::Batch,
     hw::{Descs, Hw},
     regs::{bits, off},
 };
@@ -49,7 +50,9 @@ pub(crate) const DESC_NEEDED: u32 = 1 + kernel::net::skb::MAX_TX_SEGMENTS as u32
 /// Free descriptors needed before a stopped queue is woken (`TX_WAKE_THRESHOLD`).
 const WAKE_THRESHOLD: u32 = 2 * DESC_NEEDED;
 /// Packets cleaned per poll at most (`IGC_DEFAULT_TX_WORK`).
-const CLEAN_LIMIT: u32 = 128;
+pub(crate) const CLEAN_LIMIT: usize = 128;
+/// Packets unmapped under the ring lock at a time, then freed outside it.
+pub(crate) const TX_BATCH: usize = 32;
 /// Largest segment one data descriptor carries.
 const MAX_DATA_PER_TXD: u32 = 1 << 15;
 
@@ -77,8 +80,9 @@ impl TxCounters {
 /// The TX timestamp slot, as the xmit path sees it.
 pub(crate) trait TxTstamp {
     /// Claims the slot for `skb` if it asks for a hardware timestamp and timestamping is on;
-    /// returns the descriptor bits that request it (0 if none).
-    fn claim(&self, skb: &mut TxSkb) -> u32;
+    /// returns the descriptor bits that request it (0 if none). The skb is mapped: its header
+    /// edits are over, so the reference the claim takes cannot meet `pskb_expand_head`.
+    fn claim(&self, skb: &mut MappedTxSkb) -> u32;
     /// Gives the slot back: the packet it was claimed for is dropped before the hardware saw it.
     fn unclaim(&self);
 }
@@ -180,18 +184,13 @@ impl TxRing {
             return Err(skb);
         }
 
-        // A hardware timestamp request claims the slot first, as igc does.
-        let ts_bits = tstamp.claim(&mut skb);
         let drop_packet = |counters: &TxCounters| {
-            if ts_bits != 0 {
-                tstamp.unclaim();
-            }
             counters.dropped.fetch_add(1, Relaxed);
         };
 
         // Offloads: the context descriptor and the per-packet flags.
         let mut ctx = None;
-        let mut cmd = txd::DTYP_DATA | txd::DCMD_DEXT | txd::DCMD_IFCS | ts_bits;
+        let mut cmd = txd::DTYP_DATA | txd::DCMD_DEXT | txd::DCMD_IFCS;
         let mut olinfo_flags = 0;
         let len = skb.len();
         let mut paylen = len;
@@ -241,8 +240,7 @@ impl TxRing {
             }
         }
 
-        skb.tx_timestamp();
-        let mapped = match skb.map(dmadev) {
+        let mut mapped = match skb.map(dmadev) {
             Ok(m) => m,
             Err((_, skb)) => {
                 drop_packet(counters);
@@ -250,6 +248,12 @@ impl TxRing {
                 return Ok(());
             }
         };
+        // A hardware timestamp request claims the slot only now, after every header edit (TSO,
+        // checksum help) and the mapping: igc took it before them, and the reference it takes
+        // made `pskb_expand_head` hit `BUG_ON(skb_shared)` for a header-cloned TSO skb.
+        let ts_bits = tstamp.claim(&mut mapped);
+        cmd |= ts_bits;
+        mapped.tx_timestamp();
         let first = self.next_to_use;
         let mut i = first;
         if let Some((macip, tucmd, mss_l4len)) = ctx {
@@ -261,6 +265,9 @@ impl TxRing {
         }
         let olinfo = paylen << txd::PAYLEN_SHIFT | olinfo_flags;
         let Some(last) = mapped.segments().iter().rposition(|s| s.len > 0) else {
+            if ts_bits != 0 {
+                tstamp.unclaim();
+            }
             drop_packet(counters);
             return Ok(());
         };
@@ -299,10 +306,22 @@ impl TxRing {
         Ok(())
     }
 
-    /// Frees completed packets (`igc_clean_tx_irq`). Returns whether all work is done.
-    pub(crate) fn clean(&mut self, netdev: &Device, counters: &TxCounters, budget: Budget) -> bool {
-        let (mut pkts, mut bytes, mut n) = (0u32, 0u32, 0u32);
-        while n < CLEAN_LIMIT {
+    /// Unmaps completed packets (`igc_clean_tx_irq`) into `done`, for the caller to free once
+    /// it has dropped the ring lock. Returns whether the ring has no completed packet left
+    /// (`false`: `done` is full).
+    pub(crate) fn clean(
+        &mut self,
+        netdev: &Device,
+        counters: &TxCounters,
+        done: &mut Batch<CompletedTxSkb, TX_BATCH>,
+    ) -> bool {
+        let (mut pkts, mut bytes) = (0u32, 0u32);
+        let mut finished = true;
+        loop {
+            if done.is_full() {
+                finished = false;
+                break;
+            }
             let i = self.next_to_clean as usize;
             let Some(eop) = self.bufs[i].as_ref().map(|b| b.eop) else {
                 break;
@@ -313,12 +332,12 @@ impl TxRing {
             if let Some(buf) = self.bufs[i].take() {
                 pkts += buf.segs;
                 bytes += buf.bytes;
-                buf.skb.napi_consume(budget);
+                // Cannot fail: the batch is not full.
+                let _ = done.push(buf.skb.unmap_completed());
             }
             self.next_to_clean = (eop + 1) % self.count;
-            n += 1;
         }
-        if n > 0 {
+        if pkts > 0 {
             counters.packets.fetch_add(u64::from(pkts), Relaxed);
             counters.bytes.fetch_add(u64::from(bytes), Relaxed);
             netdev.tx_completed_queue(self.queue, pkts, bytes);
@@ -327,7 +346,7 @@ impl TxRing {
                 counters.restart.fetch_add(1, Relaxed);
             }
         }
-        n < CLEAN_LIMIT
+        finished
     }
 
     /// Frees every packet still on the ring (after the ring was disabled) and resets it.
