@@ -10,7 +10,7 @@ use kernel::{
     io::Io,
     net::{
         dev::{
-            self, features, flags, hwtstamp, Budget, Device, HwTstampConfig, Napi, Poll,
+            self, features, flags, hwtstamp, Device, HwTstampConfig, McList, NapiPoll, Poll,
             Registration, Stats64, Xmit,
         },
         ethtool::{
@@ -98,6 +98,8 @@ const MIN_RING: u32 = 64;
 const MAX_RING: u32 = 4096;
 /// Largest MTU: a 9216-byte frame (`MAX_STD_JUMBO_FRAME_SIZE`) less the headers.
 const MAX_MTU: u32 = 9216 - 14 - 4 - 4;
+/// Multicast addresses hashed into the MTA; beyond them, all multicast is received.
+const MC_FILTERS: usize = 32;
 /// Watchdog period (`igc_watchdog`, 2 s).
 const WATCHDOG_MS: u32 = 2000;
 
@@ -285,17 +287,17 @@ impl Net {
             };
         hw.wr(off::MRQC, mrqc);
         hw.wr(off::RLPML, dev.mtu() + 14 + 4 + 4);
-        self.write_rx_mode(dev);
+        let mut addrs = [[0u8; 6]; MC_FILTERS];
+        let n = dev.mc_addrs(&mut addrs);
+        self.write_rx_mode(dev, &addrs, n);
     }
 
     /// Unicast/multicast promiscuity and the multicast hash table (`igc_set_rx_mode`,
     /// `igc_hash_mc_addr`).
-    fn write_rx_mode(&self, dev: &Device) {
+    fn write_rx_mode(&self, dev: &Device, addrs: &[[u8; 6]; MC_FILTERS], n: usize) {
         let hw = &self.hw;
         let f = dev.flags();
         let mut rctl = bits::RCTL_EN | bits::RCTL_BAM | bits::RCTL_SECRC | bits::RCTL_LPE;
-        let mut addrs = [[0u8; 6]; 32];
-        let n = dev.mc_addrs(&mut addrs);
         if f & flags::PROMISC != 0 {
             rctl |= bits::RCTL_UPE | bits::RCTL_MPE;
         } else if f & flags::ALLMULTI != 0 || n > addrs.len() {
@@ -570,9 +572,7 @@ fn start_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     irq::configure(hw, mode, nq);
     net.running.store(true, Relaxed);
     for i in 0..nq {
-        if let Some(napi) = net.napi(i) {
-            napi.enable();
-        }
+        net.napi_enable(i);
     }
     // Causes that arrived while masked are dropped: the link is read below.
     let _ = hw.rd(off::ICR);
@@ -589,9 +589,7 @@ fn stop_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     hw.clear_bits(off::RCTL, bits::RCTL_EN);
     irq::disable(hw, net.mode());
     for i in 0..nq {
-        if let Some(napi) = net.napi(i) {
-            napi.disable();
-        }
+        net.napi_disable(i);
     }
     for qp in net.queues.iter().take(nq) {
         if let Some(r) = qp.tx.lock().as_ref() {
@@ -795,7 +793,7 @@ impl dev::Operations for Net {
         }
     }
 
-    fn poll(net: &Registration<Self>, napi: &Napi, index: usize, budget: Budget) -> Poll {
+    fn poll(net: &Registration<Self>, poll: &NapiPoll<'_>, index: usize) -> Poll {
         let Some(qp) = net.queues.get(index) else {
             return Poll::Done(0);
         };
@@ -813,7 +811,7 @@ impl dev::Operations for Net {
             };
             cleaned += freed.len();
             for skb in freed.drain() {
-                skb.napi_consume(budget);
+                poll.consume(skb);
             }
             if finished {
                 break;
@@ -825,15 +823,16 @@ impl dev::Operations for Net {
         }
         // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked.
         let mut rx_done = 0;
-        while rx_done < budget.get() {
+        let budget = poll.budget();
+        while rx_done < budget {
             let mut frames =
-                Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget.get() - rx_done) as usize);
+                Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
             let n = match Option::as_mut(&mut *qp.rx.lock()) {
-                Some(r) => r.clean(&net.hw, dev, napi, &qp.rxc, net.rx_tstamp(), &mut frames),
+                Some(r) => r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames),
                 None => 0,
             };
             for skb in frames.drain() {
-                napi.gro_receive(skb);
+                poll.gro_receive(skb);
             }
             rx_done += n;
             // Fewer frames than asked: the ring is empty.
@@ -841,7 +840,7 @@ impl dev::Operations for Net {
                 break;
             }
         }
-        if !tx_done || rx_done >= budget.get() {
+        if !tx_done || rx_done >= budget {
             Poll::Again
         } else {
             Poll::Done(rx_done)
@@ -873,8 +872,10 @@ impl dev::Operations for Net {
         s.rx_errors += hw.crcerrs + hw.roc + hw.ruc;
     }
 
-    fn set_rx_mode(net: &Registration<Self>) {
-        net.write_rx_mode(net.device());
+    fn set_rx_mode(net: &Registration<Self>, mc: &McList<'_>) {
+        let mut addrs = [[0u8; 6]; MC_FILTERS];
+        let n = mc.copy(&mut addrs);
+        net.write_rx_mode(net.device(), &addrs, n);
     }
 
     fn set_mac_address(net: &Registration<Self>, addr: &[u8; 6]) -> Result {
@@ -1028,9 +1029,7 @@ impl dev::Operations for Net {
         Ok(())
     }
 
-    fn stats_strings(_net: &Registration<Self>) -> &'static [&'static CStr] {
-        &stats::NAMES
-    }
+    const STATS_STRINGS: &'static [&'static CStr] = &stats::NAMES;
 
     fn get_ethtool_stats(net: &Registration<Self>, data: &mut [u64]) {
         let hw = net.update_stats();

@@ -12,7 +12,7 @@
 use kernel::{
     device,
     net::{
-        dev::{features, Device, Napi},
+        dev::{features, Device, NapiPoll},
         skb::{RxPage, RxSkb},
     },
     prelude::*,
@@ -166,7 +166,7 @@ impl RxRing {
         &mut self,
         hw: &Hw,
         netdev: &Device,
-        napi: &Napi,
+        poll: &NapiPoll<'_>,
         counters: &RxCounters,
         rx_tstamp: Option<u64>,
         out: &mut Batch<RxSkb, RX_BATCH>,
@@ -196,7 +196,7 @@ impl RxRing {
             let mut skb = match self.partial.take() {
                 Some(s) => s,
                 None => {
-                    let s = napi.alloc_skb(max_frame);
+                    let s = poll.alloc_skb(max_frame);
                     if s.is_none() {
                         counters.alloc_failed.fetch_add(1, Relaxed);
                     }
