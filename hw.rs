@@ -9,6 +9,7 @@ use kernel::{
     io::{io_read, io_write, Io},
     pci,
     prelude::*,
+    sync::atomic::{Atomic, Relaxed},
     time::{
         delay::{fsleep, udelay},
         Delta, //
@@ -23,10 +24,12 @@ use crate::regs::{
 
 /// The register space of a bound device, revoked when it is unbound.
 ///
-/// Reads return all ones and writes are dropped once the device is gone (unbound or surprise
-/// removed), as `igc_rd32` does once it has seen the device vanish.
+/// Reads return all ones and writes are dropped once the device is gone: unbound (the mapping
+/// is revoked), or surprise removed, which the first all-ones read confirmed by CTRL latches
+/// for good, as `igc_rd32` does (it clears `hw_addr`): no MMIO after that.
 pub(crate) struct Hw {
     bar: pci::DevresBar<BAR0_SIZE>,
+    removed: Atomic<bool>,
 }
 
 /// The PHY address on MDIC (`igc_phy.c` uses 1).
@@ -62,22 +65,49 @@ pub(crate) struct Link {
 
 impl Hw {
     pub(crate) fn new(bar: pci::DevresBar<BAR0_SIZE>) -> Self {
-        Self { bar }
+        Self {
+            bar,
+            removed: Atomic::new(false),
+        }
     }
 
-    /// Reads a register; all ones if the device is gone.
-    pub(crate) fn rd(&self, reg: usize) -> u32 {
+    fn raw_rd(&self, reg: usize) -> u32 {
         self.bar
             .try_access()
             .and_then(|bar| bar.try_read32(reg).ok())
             .unwrap_or(u32::MAX)
     }
 
+    /// Reads a register; all ones if the device is gone. An all-ones value that CTRL confirms
+    /// (no register of the I225 reads all ones while the device is there) latches the removal
+    /// (`igc_rd32`).
+    pub(crate) fn rd(&self, reg: usize) -> u32 {
+        if self.removed.load(Relaxed) {
+            return u32::MAX;
+        }
+        let v = self.raw_rd(reg);
+        if v == u32::MAX
+            && (reg == off::CTRL || self.raw_rd(off::CTRL) == u32::MAX)
+            && !self.removed.xchg(true, Relaxed)
+        {
+            pr_err!("rigc: PCIe link lost, device now detached (read 0x{reg:x})\n");
+        }
+        v
+    }
+
     /// Writes a register; dropped if the device is gone.
     pub(crate) fn wr(&self, reg: usize, val: u32) {
+        if self.removed.load(Relaxed) {
+            return;
+        }
         if let Some(bar) = self.bar.try_access() {
             let _ = bar.try_write32(val, reg);
         }
+    }
+
+    /// Returns whether the removal of the device was latched (no MMIO any more).
+    pub(crate) fn removed(&self) -> bool {
+        self.removed.load(Relaxed)
     }
 
     /// Flushes posted writes (`wrfl()`).
@@ -90,16 +120,21 @@ impl Hw {
         self.rd(off::CTRL) == u32::MAX
     }
 
-    /// Sets bits of a register.
+    /// Sets bits of a register. Nothing is written if the read found the device gone (all
+    /// ones would be written back).
     pub(crate) fn set_bits(&self, reg: usize, mask: u32) {
         let v = self.rd(reg);
-        self.wr(reg, v | mask);
+        if !self.removed() {
+            self.wr(reg, v | mask);
+        }
     }
 
-    /// Clears bits of a register.
+    /// Clears bits of a register; see [`Hw::set_bits`].
     pub(crate) fn clear_bits(&self, reg: usize, mask: u32) {
         let v = self.rd(reg);
-        self.wr(reg, v & !mask);
+        if !self.removed() {
+            self.wr(reg, v & !mask);
+        }
     }
 
     /// Polls `reg` until `done(value)` or `tries` polls `step` apart have passed.

@@ -96,8 +96,8 @@ const DEFAULT_RING: u32 = 256;
 /// Ring size limits (`IGC_MIN_TXD` .. `IGC_MAX_TXD`), in steps of 8.
 const MIN_RING: u32 = 64;
 const MAX_RING: u32 = 4096;
-/// Largest MTU: a 9216-byte frame (`MAX_STD_JUMBO_FRAME_SIZE`) less the headers.
-const MAX_MTU: u32 = 9216 - 14 - 4 - 4;
+/// Largest MTU: `MAX_STD_JUMBO_FRAME_SIZE`, which igc takes as the MTU (`netdev->max_mtu`).
+const MAX_MTU: u32 = 9216;
 /// Multicast addresses hashed into the MTA; beyond them, all multicast is received.
 const MC_FILTERS: usize = 32;
 /// Watchdog period (`igc_watchdog`, 2 s).
@@ -470,15 +470,26 @@ struct PtpClock {
 #[vtable]
 impl kernel::ptp::Operations for PtpClock {
     fn gettimex64(&self, sts: &mut kernel::ptp::SystemTimestamps) -> Result<kernel::ptp::Timespec> {
-        Ok(self.net.systim_read(Some(sts)))
+        let t = self.net.systim_read(Some(sts));
+        // A vanished device reads all ones: no time, rather than an invalid timespec.
+        if self.net.hw.removed() {
+            return Err(ENODEV);
+        }
+        Ok(t)
     }
 
     fn settime64(&self, ts: kernel::ptp::Timespec) -> Result {
+        if self.net.hw.removed() {
+            return Err(ENODEV);
+        }
         self.net.systim_write(ts);
         Ok(())
     }
 
     fn adjfine(&self, scaled_ppm: i64) -> Result {
+        if self.net.hw.removed() {
+            return Err(ENODEV);
+        }
         self.net.hw.wr(ptp::r::TIMINCA, ptp::timinca(scaled_ppm));
         Ok(())
     }
@@ -489,6 +500,9 @@ impl kernel::ptp::Operations for PtpClock {
             nsec: i64::from(self.net.hw.rd(ptp::r::SYSTIML)),
             sec: i64::from(self.net.hw.rd(ptp::r::SYSTIMH)),
         };
+        if self.net.hw.removed() {
+            return Err(ENODEV);
+        }
         let t = kernel::ptp::Timespec::from_nanos(now.as_nanos().saturating_add(delta));
         self.net.hw.wr(ptp::r::SYSTIML, t.nsec as u32);
         self.net.hw.wr(ptp::r::SYSTIMH, t.sec as u32);
@@ -588,6 +602,9 @@ fn stop_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     dev.tx_disable();
     hw.clear_bits(off::RCTL, bits::RCTL_EN);
     irq::disable(hw, net.mode());
+    // Wait for handlers already running on other CPUs: none touches the carrier or re-enables
+    // a cause after this (`synchronize_irq` in `igc_irq_disable`).
+    net.pdev.synchronize_irqs();
     for i in 0..nq {
         net.napi_disable(i);
     }
@@ -601,7 +618,9 @@ fn stop_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     }
     hw.clear_bits(off::TCTL, bits::TCTL_EN);
     hw.flush();
-    kernel::time::delay::fsleep(kernel::time::Delta::from_millis(1));
+    // Frames already in the FIFOs finish their DMA: 10 ms, as `igc_down` sleeps (a 9 KiB frame
+    // at 10 Mb/s takes 7.4 ms); only then are the buffers reset or freed.
+    kernel::time::delay::fsleep(kernel::time::Delta::from_millis(10));
     dev.carrier_off();
     for qp in net.queues.iter().take(nq) {
         if let Some(r) = Option::as_mut(&mut *qp.tx.lock()) {
@@ -671,6 +690,13 @@ impl workqueue::WorkItem for Watchdog {
     fn run(this: Arc<Watchdog>) {
         let net = &*this.net;
         if net.watchdog_gen.load(Relaxed) != this.gen {
+            return;
+        }
+        if net.hw.removed() {
+            // The device vanished (`igc_rd32`): detach the interface, so the stack stops
+            // transmitting, and touch nothing any more. Unbinding frees the rest.
+            net.device().detach();
+            net.device().carrier_off();
             return;
         }
         net.link_changed(net.device());
@@ -847,6 +873,23 @@ impl dev::Operations for Net {
         }
     }
 
+    /// `igc_features_check`: no checksum or segmentation offload for headers longer than the
+    /// context descriptor's MACLEN (7 bits) and IPLEN (9 bits) fields hold.
+    fn features_check(_net: &Registration<Self>, skb: &TxSkb, feats: u64) -> u64 {
+        let offloads = features::IP_CSUM | features::IPV6_CSUM | features::TSO | features::TSO6;
+        let mac = skb.network_offset();
+        let too_long = mac > tx::MAX_MAC_HDR_LEN
+            || skb
+                .checksum_start_offset()
+                .checked_sub(mac)
+                .is_some_and(|ip| ip > tx::MAX_NETWORK_HDR_LEN);
+        if too_long {
+            feats & !offloads
+        } else {
+            feats
+        }
+    }
+
     fn napi_complete(net: &Registration<Self>, index: usize) {
         if net.running.load(Relaxed) {
             irq::enable_queue(&net.hw, net.mode(), index);
@@ -932,7 +975,13 @@ impl dev::Operations for Net {
             hwtstamp::TX_ON => true,
             _ => return Err(ERANGE),
         };
-        let rx = cfg.rx_filter() != hwtstamp::FILTER_NONE;
+        // Every filter igc accepts is served by timestamping all packets; igc refuses SOME.
+        // Both fields are checked before anything changes (igc applies TX first).
+        let rx = match cfg.rx_filter() {
+            hwtstamp::FILTER_NONE => false,
+            hwtstamp::FILTER_SOME => return Err(ERANGE),
+            _ => true,
+        };
         let queues = net.cfg.lock().queues;
         net.set_tx_tstamp(tx);
         net.set_rx_tstamp(rx, queues);
@@ -1012,6 +1061,11 @@ impl dev::Operations for Net {
 
     fn set_link_ksettings(net: &Registration<Self>, ks: &LinkSettings) -> Result {
         if !ks.autoneg() {
+            // What igc refuses as invalid (it forces only 10 or 100 Mb/s, half or full
+            // duplex) is EINVAL here too; forcing a valid one is what rigc does not do yet.
+            if !matches!(ks.speed(), 10 | 100) || ks.full_duplex().is_none() {
+                return Err(EINVAL);
+            }
             pr_info!(
                 "{}: forced speed/duplex is not supported, advertise a speed with autoneg on\n",
                 net.device().name()
@@ -1089,7 +1143,9 @@ impl dev::Operations for Net {
             irq::Mode::Single => 1,
         };
         let n = ch.combined as usize;
-        if n == 0 || n > max {
+        // As `igc_ethtool_set_channels`: combined channels only (the abstraction refuses
+        // separate RX/TX counts), exactly one "other" vector, at most the hardware's queues.
+        if n == 0 || ch.other != 1 || n > max {
             return Err(EINVAL);
         }
         reconfigure(net, parent, |cfg| cfg.queues = n)

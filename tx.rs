@@ -12,7 +12,7 @@ use kernel::{
     device,
     net::{
         dev::Device,
-        skb::{CompletedTxSkb, MappedTxSkb, TxChecksum, TxSkb},
+        skb::{CompletedTxSkb, MappedTxSkb, Tso, TxChecksum, TxSkb},
     },
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
@@ -86,6 +86,52 @@ pub(crate) trait TxTstamp {
     /// Gives the slot back: the packet it was claimed for is dropped before the hardware saw it.
     fn unclaim(&self);
 }
+
+/// The MACLEN/IPLEN word of a context descriptor, if the lengths fit its fields (7 and 9 bits;
+/// `IGC_MAX_MAC_HDR_LEN`, `IGC_MAX_NETWORK_HDR_LEN`).
+fn macip(maclen: u32, iplen: u32) -> Option<u32> {
+    (maclen <= MAX_MAC_HDR_LEN && iplen <= MAX_NETWORK_HDR_LEN)
+        .then_some(iplen | maclen << txd::MACLEN_SHIFT)
+}
+
+/// What a TSO packet puts in its descriptors.
+struct TsoFields {
+    macip: u32,
+    tucmd: u32,
+    mss_l4len: u32,
+    ipv4: bool,
+    paylen: u32,
+    segs: u32,
+    bytes: u32,
+}
+
+/// The descriptor fields of a TSO packet of `len` bytes whose network header starts at
+/// `network_offset`, or `None` if its headers do not fit the context descriptor (or are
+/// inconsistent: checked arithmetic, no wrap, no overflow panic).
+fn tso_fields(tso: &Tso, network_offset: u32, len: u32) -> Option<TsoFields> {
+    let iplen = tso.l4_offset.checked_sub(network_offset)?;
+    let l4len = tso.hdr_len.checked_sub(tso.l4_offset)?;
+    let paylen = len.checked_sub(tso.hdr_len)?;
+    if l4len > 0xFF || tso.mss == 0 || tso.mss > 0xFFFF {
+        return None;
+    }
+    let segs = paylen.div_ceil(tso.mss).max(1);
+    let bytes = (segs - 1).checked_mul(tso.hdr_len)?.checked_add(len)?;
+    Some(TsoFields {
+        macip: macip(network_offset, iplen)?,
+        tucmd: txd::TUCMD_L4T_TCP | if tso.ipv4 { txd::TUCMD_IPV4 } else { 0 },
+        mss_l4len: l4len << txd::L4LEN_SHIFT | tso.mss << txd::MSS_SHIFT,
+        ipv4: tso.ipv4,
+        paylen,
+        segs,
+        bytes,
+    })
+}
+
+/// The largest MAC header (MACLEN, 7 bits) and network header (IPLEN, 9 bits) a context
+/// descriptor describes (`IGC_MAX_MAC_HDR_LEN`, `IGC_MAX_NETWORK_HDR_LEN`).
+pub(crate) const MAX_MAC_HDR_LEN: u32 = 127;
+pub(crate) const MAX_NETWORK_HDR_LEN: u32 = 511;
 
 /// A packet on the ring.
 struct TxBuf {
@@ -195,37 +241,35 @@ impl TxRing {
         let len = skb.len();
         let mut paylen = len;
         let (mut segs, mut bytes) = (1, len);
-        if let Some(mss) = skb.gso_size() {
-            match skb.tso_prepare() {
-                Ok(tso) => {
-                    let iplen = tso.l4_offset - skb.network_offset();
-                    let mut tucmd = txd::TUCMD_L4T_TCP;
-                    if tso.ipv4 {
-                        tucmd |= txd::TUCMD_IPV4;
-                        olinfo_flags |= txd::POPTS_IXSM;
-                    }
-                    olinfo_flags |= txd::POPTS_TXSM;
-                    cmd |= txd::DCMD_TSE;
-                    ctx = Some((
-                        iplen | skb.network_offset() << txd::MACLEN_SHIFT,
-                        tucmd,
-                        (tso.hdr_len - tso.l4_offset) << txd::L4LEN_SHIFT | mss << txd::MSS_SHIFT,
-                    ));
-                    paylen = len - tso.hdr_len;
-                    segs = paylen.div_ceil(mss.max(1));
-                    bytes = len + (segs - 1) * tso.hdr_len;
-                }
-                Err(_) => {
-                    drop_packet(counters);
-                    return Ok(());
-                }
-            }
+        if skb.gso_size().is_some() {
+            // No arithmetic here may panic or wrap into a bad context descriptor: a header
+            // layout the descriptor cannot express (`features_check` keeps those away) drops the
+            // packet, counted.
+            let Some(t) = skb
+                .tso_prepare()
+                .ok()
+                .and_then(|tso| tso_fields(&tso, skb.network_offset(), len))
+            else {
+                drop_packet(counters);
+                return Ok(());
+            };
+            olinfo_flags |= txd::POPTS_TXSM | if t.ipv4 { txd::POPTS_IXSM } else { 0 };
+            cmd |= txd::DCMD_TSE;
+            ctx = Some((t.macip, t.tucmd, t.mss_l4len));
+            paylen = t.paylen;
+            (segs, bytes) = (t.segs, t.bytes);
         } else {
-            let tucmd = match skb.checksum() {
-                TxChecksum::None => None,
-                TxChecksum::Tcp => Some(txd::TUCMD_L4T_TCP),
-                TxChecksum::Udp => Some(0),
-                TxChecksum::Other => {
+            let macip = skb
+                .checksum_start_offset()
+                .checked_sub(skb.network_offset())
+                .and_then(|iplen| macip(skb.network_offset(), iplen));
+            let tucmd = match (skb.checksum(), macip) {
+                (TxChecksum::None, _) => None,
+                (TxChecksum::Tcp, Some(m)) => Some((m, txd::TUCMD_L4T_TCP)),
+                (TxChecksum::Udp, Some(m)) => Some((m, 0)),
+                // Another protocol, or headers the context descriptor cannot describe: the
+                // checksum in software.
+                _ => {
                     if skb.checksum_help().is_err() {
                         drop_packet(counters);
                         return Ok(());
@@ -233,9 +277,8 @@ impl TxRing {
                     None
                 }
             };
-            if let Some(tucmd) = tucmd {
-                let iplen = skb.checksum_start_offset() - skb.network_offset();
-                ctx = Some((iplen | skb.network_offset() << txd::MACLEN_SHIFT, tucmd, 0));
+            if let Some((macip, tucmd)) = tucmd {
+                ctx = Some((macip, tucmd, 0));
                 olinfo_flags |= txd::POPTS_TXSM;
             }
         }
