@@ -174,10 +174,10 @@ erratum_run() { # LABEL SECONDS MODPROBE-OPTIONS...
 	cap=$((cap - cap0))
 	echo "# $label: the model captured $cap TX timestamps on port 0, rigc delivered $completed, $to timeout(s)"
 }
-erratum_run "erratum, set 0, workaround" 30
+erratum_run "erratum, set 0, workaround" 20
 check "erratum on, register set 0 with the workaround: no timeout, every timestamp delivered" \
 	test "$to" = 0 -a "$cap" = "$completed" -a "$completed" -gt 0
-erratum_run "erratum, set 1, workaround" 30 test_txts_set=1
+erratum_run "erratum, set 1, workaround" 20 test_txts_set=1
 check "erratum on, register set 1 with the workaround: no timeout, every timestamp delivered" \
 	test "$to" = 0 -a "$cap" = "$completed" -a "$completed" -gt 0
 # Long enough for the 15-s timeout after the first lost interrupt.
