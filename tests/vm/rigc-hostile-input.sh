@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 seed=${RIGC_FUZZ_SEED:-$(date +%s)}
-count=150
+count=100
 [ -n "${RIGC_LONG:-}" ] && count=2000
 echo "# fuzz seed $seed ($count requests; RIGC_FUZZ_SEED=$seed repeats it)"
 run_driver() { # run_driver DRIVER: the cases and the fuzz into /tmp/hostile-DRIVER.json
