@@ -90,7 +90,7 @@ impl Hw {
             && (reg == off::CTRL || self.raw_rd(off::CTRL) == u32::MAX)
             && !self.removed.xchg(true, Relaxed)
         {
-            pr_err!("rigc: PCIe link lost, device now detached (read 0x{reg:x})\n");
+            pr_err!("PCIe link lost, device now detached (read 0x{reg:x})\n");
         }
         v
     }

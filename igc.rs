@@ -827,7 +827,8 @@ impl dev::Operations for Net {
         // The ring locks cover the descriptor walks only: transmitted skbs are freed, and
         // received ones go up the stack, after the lock is dropped (the stack may transmit from
         // the receive path, and freeing may enable softirqs).
-        let mut tx_done = true;
+        // Done when a pass ends with the ring empty before the per-poll limit.
+        let mut tx_done = false;
         let mut cleaned = 0;
         while cleaned < tx::CLEAN_LIMIT {
             let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
@@ -840,12 +841,9 @@ impl dev::Operations for Net {
                 poll.consume(skb);
             }
             if finished {
+                tx_done = true;
                 break;
             }
-            tx_done = false;
-        }
-        if cleaned >= tx::CLEAN_LIMIT {
-            tx_done = false;
         }
         // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked.
         let mut rx_done = 0;
