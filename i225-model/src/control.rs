@@ -12,6 +12,10 @@
 //! cable plug|unplug           connect or disconnect every port's cable
 //!                             (the wire, TAP devices)
 //! vanish PORT on|off          device falls off the bus (reads all ones)
+//! tx-hang PORT                the TX unit hangs (no descriptor fetched)
+//!                             until the next MAC reset
+//! reset-faults                every port: no fault injected, cables plugged
+//!                             (between the tests of one VM boot)
 //! txstmph0-bug PORT on|off    TX timestamp re-arm erratum
 //! drop-txts PORT N            lose the next N TX timestamp interrupts
 //! flap PORT                   unplug the port's cable for 200 ms (LSC twice;
@@ -143,6 +147,21 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             p.with_device(|d| d.mac.faults.vanished = on);
             Ok(json!({ "vanished": on }))
         }
+        "reset-faults" => {
+            for p in ports {
+                p.with_device(|d| {
+                    d.mac.faults = Default::default();
+                    d.mac.ptp_mut().faults = Default::default();
+                });
+                p.far_end().set_connected(true);
+            }
+            Ok(json!({ "faults": "reset" }))
+        }
+        "tx-hang" => {
+            let p = port(ports, arg(1))?;
+            p.with_device(|d| d.mac.faults.tx_hang = true);
+            Ok(json!({ "tx_hang": true }))
+        }
         "txstmph0-bug" => {
             let p = port(ports, arg(1))?;
             let on = on_off(arg(2))?;
@@ -183,6 +202,7 @@ fn status(p: &Arc<Port>) -> Value {
             "irq_mode": format!("{:?}", d.irqs.mode()),
             "dma_windows": d.dma.windows(),
             "vanished": d.mac.faults.vanished,
+            "tx_hang": d.mac.faults.tx_hang,
             "cable": cable,
         })
     })

@@ -37,6 +37,10 @@ pub struct MacFaults {
     /// The device has "fallen off the bus": every read returns all ones
     /// and writes are dropped.
     pub vanished: bool,
+    /// The TX unit hangs: no TX descriptor is fetched, nothing is sent or
+    /// written back, until a MAC reset (CTRL.RST) clears the hang, as a
+    /// driver's reset after "Detected Tx Unit Hang" does on hardware.
+    pub tx_hang: bool,
 }
 
 /// Per-queue traffic counters (for the control socket).
@@ -154,6 +158,10 @@ impl Mac {
         self.intr.reset();
         self.stats.clear();
         self.ptp.reset(now);
+        if self.faults.tx_hang {
+            log::info!("CTRL.RST clears the TX unit hang");
+            self.faults.tx_hang = false;
+        }
         self.txq = Default::default();
         self.rx_backlog.clear();
         self.rx_backlog_bytes = 0;

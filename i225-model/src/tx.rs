@@ -129,6 +129,9 @@ enum Stall {
 impl Mac {
     /// Processes queue `q` from TDH up to TDT.
     pub(crate) fn transmit(&mut self, q: usize, mem: &dyn GuestMemory) {
+        if self.faults.tx_hang {
+            return;
+        }
         if self.reg(regs::TCTL) & tctl::EN == 0 || self.reg(txq(q, regs::TXDCTL)) & qctl::ENABLE == 0 {
             return;
         }
@@ -574,6 +577,29 @@ mod tests {
         assert_eq!(m.tx_counters[0].packets, 1);
         // Legacy mode: TX writes back TXDW.
         assert_ne!(m.read32(regs::ICR) & icr::TXDW, 0);
+    }
+
+    #[test]
+    fn hung_tx_unit_sends_nothing_until_a_mac_reset() {
+        let f = udp_frame(100, true);
+        let (mut m, mem) = run(&[], &[]);
+        m.faults.tx_hang = true;
+        mem.write(RING, &data_desc(BUF, f.len(), txd::EOP | txd::RS | txd::IFCS, 0)).unwrap();
+        mem.write(BUF, &f).unwrap();
+        m.write32(txq(0, regs::TDT), 1, &mem);
+        assert!(m.take_outbox().is_empty());
+        assert_eq!(mem.read_u32(RING + 12).unwrap() & txd::STAT_DD, 0);
+        assert_eq!(m.read32(txq(0, regs::TDH)), 0);
+        // The reset clears the hang; the driver then programs the ring again.
+        let c = m.read32(regs::CTRL);
+        m.write32(regs::CTRL, c | crate::regs::ctrl::RST, &mem);
+        assert!(!m.faults.tx_hang);
+        m.write32(regs::TCTL, tctl::EN, &mem);
+        m.write32(txq(0, regs::TDBAL), RING as u32, &mem);
+        m.write32(txq(0, regs::TDLEN), 16 * 16, &mem);
+        m.write32(txq(0, regs::TXDCTL), 0x0210_0108, &mem);
+        m.write32(txq(0, regs::TDT), 1, &mem);
+        assert_eq!(m.take_outbox().len(), 1);
     }
 
     #[test]

@@ -240,3 +240,52 @@ fault_injection_on() {
 fault_injection_off() {
 	echo "rigc-splat: fault-injection end" >/dev/kmsg
 }
+
+# wait_log SECONDS REGEX: up to SECONDS for a kernel log line matching REGEX
+# since dmesg_mark.
+wait_log() {
+	local _
+	for _ in $(seq $(($1 * 5))); do
+		dmesg_since | grep -qE "$2" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+_carrier_ping() { wait_carrier a "$1" && ip netns exec a ping -c 3 -W 2 10.0.0.2; }
+
+# tx_hang_checks DRIVER: the model's TX unit hangs on port 0 (namespace a)
+# under UDP load, with TX hardware timestamps requested every 5 s
+# (driver-review.md F9, F8 a). The stack's TX watchdog (5 s) calls
+# ndo_tx_timeout, the driver resets the adapter ("Reset adapter", under the
+# RTNL as igc_reset_task), the MAC reset clears the hang, and traffic and TX
+# hardware timestamps flow again at once: the request stranded on the hung
+# ring must not hold the timestamp slot for its 15-s timeout.
+tx_hang_checks() {
+	local A T=/lab/build/tools to0 ts
+	A=$(ns_iface a)
+	ip netns exec b iperf3 -s -D -p 5299 >/dev/null 2>&1
+	to0=$(ethtool_sum a "$A" '^tx_timeout_count$')
+	dmesg_mark
+	ip netns exec a timeout 40 $T/timestamping "$A" SOF_TIMESTAMPING_TX_HARDWARE \
+		SOF_TIMESTAMPING_RAW_HARDWARE >/tmp/ts-hang.log 2>&1 &
+	ts=$!
+	sleep 1
+	ip netns exec a timeout 15 iperf3 -c 10.0.0.2 -p 5299 -u -b 300M -t 10 >/dev/null 2>&1 &
+	sleep 1
+	$MODEL_CTL tx-hang 0 >/dev/null
+	check "TX hang: the stack's TX watchdog fires (ndo_tx_timeout)" \
+		wait_log 20 'transmit queue [0-9]+ timed out'
+	check "TX hang: $1 resets the adapter (\"Reset adapter\")" wait_log 15 'Reset adapter'
+	check "TX hang: the MAC reset cleared the hang in the model" \
+		sh -c "$MODEL_CTL status | python3 -c 'import json, sys; sys.exit(any(p[\"tx_hang\"] for p in json.load(sys.stdin)))'"
+	kill "$ts" 2>/dev/null
+	wait
+	check "TX hang: counted in ethtool -S tx_timeout_count" \
+		test "$(ethtool_sum a "$A" '^tx_timeout_count$')" -gt "$to0"
+	check "TX hang: carrier and ping a -> b again after the reset" _carrier_ping "$A"
+	ip netns exec a timeout 11 stdbuf -oL $T/timestamping "$A" SOF_TIMESTAMPING_TX_HARDWARE \
+		SOF_TIMESTAMPING_RAW_HARDWARE >/tmp/ts-after.log 2>&1
+	check "TX hang: TX hardware timestamps within 11 s of the reset, not after a 15-s timeout" \
+		grep -q 'HW raw [1-9]' /tmp/ts-after.log
+}

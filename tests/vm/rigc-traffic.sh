@@ -4,6 +4,9 @@
 # link, ping, iperf3 both ways with checksum offload on and off, TSO, MTU
 # 9000, ethtool (-i, -k, -g/-G, -l/-L, -s, -S against the model's counters)
 # and the MMIO reads per packet under load.
+# At the end the model's TX unit hangs under load: the stack's TX watchdog
+# fires, the driver resets the adapter and traffic and TX timestamps resume
+# (tests/vm/lib.sh: tx_hang_checks).
 # lab-vm: --driver rigc --ports 2
 . "$(dirname "$0")/lib.sh"
 
@@ -123,5 +126,6 @@ check "ethtool -S: the hardware's good-packet counters saw the transfer" \
 	test "$(ethtool_sum a "$A" '^rx_packets$')" -gt 1000
 
 check "MMIO reads per packet measured under iperf3" mmio_per_packet rigc
+tx_hang_checks rigc
 check "no warning or oops in dmesg" no_kernel_splat
 tap_done
