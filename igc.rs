@@ -16,9 +16,10 @@ use kernel::{
         ethtool::{
             sof, Channels, DrvInfo, LinkMode, LinkSettings, RingParam, TsInfo, SPEED_UNKNOWN,
         },
+        rtnl,
         skb::{CompletedTxSkb, MappedTxSkb, RxSkb, TstampSkb, TxSkb},
     },
-    new_delayed_work, new_mutex, new_spinlock_irq, pci,
+    new_delayed_work, new_mutex, new_spinlock_irq, new_work, pci,
     prelude::*,
     str::CStr,
     sync::{
@@ -27,7 +28,7 @@ use kernel::{
         Arc, Mutex, SpinLockIrq,
     },
     time::{msecs_to_jiffies, Instant, Monotonic},
-    workqueue::{self, DelayedWork},
+    workqueue::{self, DelayedWork, Work},
 };
 
 mod batch;
@@ -160,11 +161,16 @@ pub(crate) struct Net {
     /// The datapath runs: completed polls may re-enable their interrupt.
     running: Atomic<bool>,
     tx_timeouts: Atomic<u64>,
-    reset_requested: Atomic<bool>,
+    /// The reset after a TX hang (`igc_reset_task`), from the end of probe until unbind takes
+    /// it out: nothing queues it after that.
+    #[pin]
+    reset_task: SpinLockIrq<Option<Arc<ResetTask>>>,
     link_mbps: Atomic<u32>,
-    /// Serialises SYSTIM accesses (SYSTIML latches SYSTIMH), `tmreg_lock` in igc.
+    /// Serialises SYSTIM and TIMINCA accesses (SYSTIML latches SYSTIMH), `tmreg_lock` in igc.
     #[pin]
     systim_lock: SpinLockIrq<()>,
+    /// The last rate written to TIMINCA (`adjfine`), restored after a MAC reset.
+    timinca: Atomic<u32>,
     /// The single-slot TX timestamp state (see `ptp.rs`).
     #[pin]
     txts: SpinLockIrq<ptp::TxSlot<TstampSkb>>,
@@ -335,6 +341,43 @@ impl Net {
         }
     }
 
+    /// Queues the reset after a TX hang, unless unbind has begun. Any context.
+    fn schedule_reset(&self) {
+        if let Some(task) = self.reset_task.lock().as_ref() {
+            // Already queued: that reset will do.
+            let _ = workqueue::system().enqueue(task.clone());
+        }
+    }
+
+    /// Returns whether a TX ring holds packets the hardware has not completed.
+    fn tx_pending(&self) -> bool {
+        self.queues
+            .iter()
+            .any(|q| q.tx.lock().as_ref().is_some_and(|r| r.pending()))
+    }
+
+    /// Reprograms the PTP side after a MAC reset (`igc_ptp_reset` with
+    /// `igc_ptp_time_restore`): the clock set to the time saved before the reset plus the time
+    /// the reset took, its last rate, and the timestamping configuration.
+    fn ptp_restore(&self, saved_ns: i64, since: Instant<Monotonic>, queues: usize) {
+        self.hw.wr(ptp::r::TSAUXC, 0);
+        self.hw.wr(ptp::r::TSIM, ptp::r::TSICR_TXTS);
+        {
+            let _g = self.systim_lock.lock();
+            self.hw.wr(ptp::r::TIMINCA, self.timinca.load(Relaxed));
+        }
+        let elapsed = since.elapsed().as_nanos();
+        self.systim_write(kernel::ptp::Timespec::from_nanos(
+            saved_ns.saturating_add(elapsed),
+        ));
+        if self.tx_tstamp_on.load(Relaxed) {
+            self.write_tx_tstamp_on();
+        }
+        if self.rx_tstamp_on.load(Relaxed) {
+            self.set_rx_tstamp(true, queues);
+        }
+    }
+
     /// The RX latency to subtract from RX timestamps while they are on.
     fn rx_tstamp(&self) -> Option<u64> {
         self.rx_tstamp_on
@@ -388,13 +431,7 @@ impl Net {
             if self.tx_tstamp_on.load(Relaxed) {
                 return;
             }
-            self.hw.wr(
-                ptp::r::TSYNCTXCTL,
-                ptp::r::TSYNCTXCTL_ENABLED | ptp::r::TSYNCTXCTL_TXSYNSIG,
-            );
-            // Discard a timestamp left from before.
-            let _ = self.hw.rd(ptp::r::txstmpl(0));
-            let _ = self.hw.rd(ptp::r::txstmph(0));
+            self.write_tx_tstamp_on();
             self.tx_tstamp_on.store(true, Relaxed);
         } else {
             // The flag is cleared and the slot cancelled under the slot's lock, which `claim`
@@ -407,6 +444,16 @@ impl Net {
             drop(req);
             self.hw.wr(ptp::r::TSYNCTXCTL, 0);
         }
+    }
+
+    /// Turns TX timestamping on in the hardware and discards a timestamp left from before.
+    fn write_tx_tstamp_on(&self) {
+        self.hw.wr(
+            ptp::r::TSYNCTXCTL,
+            ptp::r::TSYNCTXCTL_ENABLED | ptp::r::TSYNCTXCTL_TXSYNSIG,
+        );
+        let _ = self.hw.rd(ptp::r::txstmpl(0));
+        let _ = self.hw.rd(ptp::r::txstmph(0));
     }
 
     /// Switches RX timestamping (`igc_ptp_enable_rx_timestamp` and its disable counterpart).
@@ -435,29 +482,32 @@ impl Net {
 }
 
 impl tx::TxTstamp for Net {
-    fn claim(&self, skb: &mut MappedTxSkb) -> u32 {
+    fn claim(&self, skb: &mut MappedTxSkb) -> Option<(u32, ptp::ClaimId)> {
         if !self.tx_tstamp_on.load(Relaxed) || !skb.skb().hw_tstamp_requested() {
-            return 0;
+            return None;
         }
         let mut slot = self.txts.lock();
         // Tested again under the lock: switching TX timestamping off stores the flag and
         // cancels the slot under this lock, so no claim can slip in after the cancel.
         if !self.tx_tstamp_on.load(Relaxed) {
-            return 0;
+            return None;
         }
         if slot.busy() {
             // Counted as skipped; the packet goes out without a hardware timestamp.
             slot.skip();
-            return 0;
+            return None;
         }
         let set = slot.set() as u32;
         // The skb reference and the claim time are published together, under the lock.
-        let _ = slot.claim(skb.start_hw_tstamp(), self.now_ns());
-        ptp::r::TXD_MAC_TSTAMP | set << ptp::r::TXD_TSTAMP_REG_SHIFT
+        let id = slot.claim(skb.start_hw_tstamp(), self.now_ns()).ok()?;
+        Some((
+            ptp::r::TXD_MAC_TSTAMP | set << ptp::r::TXD_TSTAMP_REG_SHIFT,
+            id,
+        ))
     }
 
-    fn unclaim(&self) {
-        let req = self.txts.lock().unclaim();
+    fn unclaim(&self, claim: ptp::ClaimId) {
+        let req = self.txts.lock().unclaim(claim);
         drop(req);
     }
 }
@@ -490,7 +540,10 @@ impl kernel::ptp::Operations for PtpClock {
         if self.net.hw.removed() {
             return Err(ENODEV);
         }
-        self.net.hw.wr(ptp::r::TIMINCA, ptp::timinca(scaled_ppm));
+        let inc = ptp::timinca(scaled_ppm);
+        let _g = self.net.systim_lock.lock();
+        self.net.timinca.store(inc, Relaxed);
+        self.net.hw.wr(ptp::r::TIMINCA, inc);
         Ok(())
     }
 
@@ -709,32 +762,84 @@ impl workqueue::WorkItem for Watchdog {
             drop(req);
             pr_warn!("{}: Tx timestamp timeout\n", net.device().name());
         }
-        if net.reset_requested.load(Relaxed) {
-            // A busy `cfg` means ifdown or a reconfiguration: retry on the next round.
-            if let Some(cfg) = net
-                .cfg
-                .try_lock()
-                .filter(|c| c.up && net.watchdog_gen.load(Relaxed) == this.gen)
-            {
-                net.reset_requested.store(false, Relaxed);
-                pr_info!(
-                    "{}: resetting the TX/RX rings after a TX hang\n",
-                    net.device().name()
-                );
-                stop_hw(net, net.device(), cfg.queues);
-                // The timestamped packet, if any, was dropped with the ring: free its request,
-                // or every timestamp would be skipped until the 15-s timeout
-                // (`igc_ptp_clear_tx_tstamp` on igc's reset path).
-                let req = net.txts.lock().cancel(&net.hw);
-                drop(req);
-                start_hw(net, net.device(), cfg.queues);
-            }
+        if !net.device().carrier_ok() && net.tx_pending() {
+            // The link is gone with packets still on a TX ring: the MAC stopped its DMA and
+            // they will never complete. Reset to flush them (`igc_watchdog_task`).
+            net.tx_timeouts.fetch_add(1, Relaxed);
+            net.schedule_reset();
         }
         if net.watchdog_gen.load(Relaxed) == this.gen {
             let _ = workqueue::system_power_efficient()
                 .enqueue_delayed(this, msecs_to_jiffies(WATCHDOG_MS));
         }
     }
+}
+
+/// The reset after a TX hang (`igc_reset_task`), queued by `ndo_tx_timeout` and by the watchdog.
+#[pin_data]
+struct ResetTask {
+    net: Arc<Registration<Net>>,
+    #[pin]
+    work: Work<ResetTask>,
+}
+
+kernel::impl_has_work! {
+    impl HasWork<Self> for ResetTask { self.work }
+}
+
+impl ResetTask {
+    fn new(net: Arc<Registration<Net>>) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(ResetTask {
+                net,
+                work <- new_work!("rigc_reset_task"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+}
+
+impl workqueue::WorkItem for ResetTask {
+    type Pointer = Arc<ResetTask>;
+
+    fn run(this: Arc<ResetTask>) {
+        reset_after_hang(&this.net);
+    }
+}
+
+/// Resets the adapter (`igc_reinit_locked`: `igc_down`, `igc_reset`, `igc_up`) under the RTNL,
+/// so that no ndo or ethtool operation runs beside it. The rings are kept: they are emptied by
+/// the way down, and the packets they held are dropped.
+fn reset_after_hang(net: &Registration<Net>) {
+    let _rtnl = rtnl::lock();
+    let mut cfg = net.cfg.lock();
+    // Down, or gone: nothing to reset.
+    if !cfg.up || net.hw.removed() {
+        return;
+    }
+    let dev = net.device();
+    // Allocated first, so that a failure leaves the interface as it was (the next TX timeout
+    // or watchdog round asks again).
+    let Ok(wd) = next_watchdog(net) else {
+        pr_err!("{}: no memory to reset the adapter\n", dev.name());
+        return;
+    };
+    pr_err!("{}: Reset adapter\n", dev.name());
+    // `igc_ptp_time_save`.
+    let saved = net.systim_read(None).as_nanos();
+    let since = Instant::<Monotonic>::now();
+    let rings = down(net, &mut cfg);
+    if let Err(e) = net.hw.reset() {
+        pr_err!("{}: MAC reset did not complete ({:?})\n", dev.name(), e);
+    }
+    // `igc_reset` after `reset_hw`: the driver owns the device, link up, the advertisement.
+    net.hw.set_bits(off::CTRL_EXT, bits::CTRL_EXT_DRV_LOAD);
+    net.hw.set_bits(off::CTRL, bits::CTRL_SLU);
+    if let Err(e) = net.hw.advertise(cfg.advertise) {
+        pr_err!("{}: PHY setup failed ({:?})\n", dev.name(), e);
+    }
+    net.ptp_restore(saved, since, cfg.queues);
+    up_with(net, &mut cfg, rings, wd);
 }
 
 fn link_mode_speed(ks: &LinkSettings, adv: &mut Advertise) {
@@ -833,7 +938,7 @@ impl dev::Operations for Net {
         while cleaned < tx::CLEAN_LIMIT {
             let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
             let finished = match Option::as_mut(&mut *qp.tx.lock()) {
-                Some(r) => r.clean(dev, &qp.txc, &mut freed),
+                Some(r) => r.clean(dev, &qp.txc, net.running.load(Relaxed), &mut freed),
                 None => true,
             };
             cleaned += freed.len();
@@ -942,13 +1047,14 @@ impl dev::Operations for Net {
     }
 
     fn tx_timeout(net: &Registration<Self>, queue: u32) {
+        // `igc_tx_timeout`: count it and reset the adapter from process context.
         net.tx_timeouts.fetch_add(1, Relaxed);
-        net.reset_requested.store(true, Relaxed);
         pr_warn!(
             "{}: TX queue {} timed out, reset scheduled\n",
             net.device().name(),
             queue
         );
+        net.schedule_reset();
     }
 
     fn hwtstamp_get(net: &Registration<Self>, cfg: &mut HwTstampConfig) -> Result {
@@ -1154,6 +1260,7 @@ impl dev::Operations for Net {
 /// keeps what unbind logs.
 struct Rigc {
     info: PartInfo,
+    net: Arc<Registration<Net>>,
 }
 
 struct RigcDriver;
@@ -1268,9 +1375,10 @@ impl pci::Driver for RigcDriver {
             watchdog <- new_mutex!(None),
             running: Atomic::new(false),
             tx_timeouts: Atomic::new(0),
-            reset_requested: Atomic::new(false),
+            reset_task <- new_spinlock_irq!(None, "rigc_reset_task"),
             link_mbps: Atomic::new(0),
             systim_lock <- new_spinlock_irq!(()),
+            timinca: Atomic::new(0),
             txts <- new_spinlock_irq!(ptp::TxSlot::new(txts_set, txts_workaround)),
             tx_tstamp_on: Atomic::new(false),
             rx_tstamp_on: Atomic::new(false),
@@ -1364,11 +1472,20 @@ impl pci::Driver for RigcDriver {
             mac[4],
             mac[5]
         );
-        Ok(Rigc { info })
+        // Only now, with nothing left to fail: the task holds the registration, and unbind is
+        // what takes it out again.
+        *net.reset_task.lock() = Some(ResetTask::new(net.clone())?);
+        Ok(Rigc { info, net })
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
         dev_info!(pdev, "unbinding {}\n", this.info.name);
+        // Nothing queues the reset after this; wait for one that is queued or running. The
+        // RTNL is not held here (the unregistration comes after), so waiting cannot deadlock.
+        let task = this.net.reset_task.lock().take();
+        if let Some(task) = task {
+            workqueue::cancel_work_sync(&task);
+        }
     }
 }
 

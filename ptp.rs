@@ -182,10 +182,18 @@ pub(crate) struct TxSlotCounters {
     pub(crate) stray: u64,
 }
 
+/// One claim of the slot, returned by [`TxSlot::claim`] and needed to undo it: an undo gives
+/// back this claim only, never a later one. Neither `Copy` nor `Clone`, so it is undone once.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct ClaimId(u64);
+
 /// The single-slot TX timestamp state. `S` is the waiting skb (a `TstampSkb`), a token in tests.
 pub(crate) struct TxSlot<S> {
-    /// The waiting request and the time it was claimed (ns, monotonic), published together.
-    pending: Option<(S, u64)>,
+    /// The waiting request, the time it was claimed (ns, monotonic) and its claim number,
+    /// published together.
+    pending: Option<(S, u64, u64)>,
+    /// The number of the next claim.
+    next_claim: u64,
     /// The hardware register set the slot uses (0 except in tests).
     set: usize,
     /// Whether the TXSTMPH_0 workaround runs (always, except in tests).
@@ -197,6 +205,7 @@ impl<S> TxSlot<S> {
     pub(crate) const fn new(set: usize, workaround: bool) -> Self {
         Self {
             pending: None,
+            next_claim: 0,
             set,
             workaround,
             counters: TxSlotCounters {
@@ -225,18 +234,25 @@ impl<S> TxSlot<S> {
 
     /// Claims the slot for `req` at `now` (xmit path). If it is busy the request comes back and
     /// is counted as skipped.
-    pub(crate) fn claim(&mut self, req: S, now: u64) -> core::result::Result<(), S> {
+    pub(crate) fn claim(&mut self, req: S, now: u64) -> core::result::Result<ClaimId, S> {
         if self.pending.is_some() {
             self.counters.skipped += 1;
             return Err(req);
         }
-        self.pending = Some((req, now));
-        Ok(())
+        let id = self.next_claim;
+        self.next_claim = id.wrapping_add(1);
+        self.pending = Some((req, now, id));
+        Ok(ClaimId(id))
     }
 
-    /// Undoes a claim whose packet never reached the hardware (the xmit path dropped it).
-    pub(crate) fn unclaim(&mut self) -> Option<S> {
-        self.pending.take().map(|(s, _)| s)
+    /// Undoes `claim`, whose packet never reached the hardware (the xmit path dropped it), if
+    /// the slot still holds it: a stray stamp may have completed it, and another queue claimed
+    /// the slot since.
+    pub(crate) fn unclaim(&mut self, claim: ClaimId) -> Option<S> {
+        match self.pending {
+            Some((_, _, id)) if id == claim.0 => self.pending.take().map(|(s, _, _)| s),
+            _ => None,
+        }
     }
 
     /// Reads the timestamp after a TX timestamp interrupt (hard-IRQ context). Returns the
@@ -271,7 +287,7 @@ impl<S> TxSlot<S> {
         };
         let ns = stamp?;
         match self.pending.take() {
-            Some((req, _)) => {
+            Some((req, _, _)) => {
                 self.counters.completed += 1;
                 Some((req, ns))
             }
@@ -286,10 +302,10 @@ impl<S> TxSlot<S> {
     /// as `igc_ptp_tx_hang` does. Returns the freed request.
     pub(crate) fn expire(&mut self, regs: &impl TxStampRegs, now: u64, timeout: u64) -> Option<S> {
         match self.pending {
-            Some((_, start)) if now.saturating_sub(start) > timeout => {
+            Some((_, start, _)) if now.saturating_sub(start) > timeout => {
                 self.counters.timeouts += 1;
                 let _ = regs.txstmph(0);
-                self.pending.take().map(|(s, _)| s)
+                self.pending.take().map(|(s, _, _)| s)
             }
             _ => None,
         }
@@ -298,7 +314,7 @@ impl<S> TxSlot<S> {
     /// Empties the slot (TX timestamping disabled, interface down, removal), discarding a
     /// timestamp the hardware may hold. Returns the request that was waiting.
     pub(crate) fn cancel(&mut self, regs: &impl TxStampRegs) -> Option<S> {
-        let req = self.pending.take().map(|(s, _)| s);
+        let req = self.pending.take().map(|(s, _, _)| s);
         if req.is_some() {
             let _ = regs.txstmpl(self.set);
             let _ = regs.txstmph(self.set);
@@ -396,6 +412,22 @@ mod tests {
         assert_eq!(slot.on_interrupt(&regs), Some((1, 5_000_000_123)));
         assert!(!slot.busy());
         assert_eq!(slot.counters.completed, 1);
+    }
+
+    #[test]
+    fn unclaim_gives_back_its_own_claim_only() {
+        // driver-review.md F8 d: a stray stamp completes A before its xmit drops the packet,
+        // and another queue claims the slot for B; A's undo must leave B waiting.
+        let regs = Fake::new(false);
+        let mut slot = TxSlot::new(0, true);
+        let a = slot.claim(1u32, 0).ok();
+        assert!(regs.capture(0, 1, 5));
+        assert_eq!(slot.on_interrupt(&regs), Some((1, 1_000_000_005)));
+        let b = slot.claim(2u32, 1).ok();
+        assert_eq!(a.map(|a| slot.unclaim(a)), Some(None));
+        assert!(slot.busy());
+        assert_eq!(b.map(|b| slot.unclaim(b)), Some(Some(2)));
+        assert!(!slot.busy());
     }
 
     #[test]

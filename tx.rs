@@ -21,6 +21,7 @@ use kernel::{
 use crate::{
     batch::Batch,
     hw::{Descs, Hw},
+    ptp::ClaimId,
     regs::{bits, off},
 };
 
@@ -80,11 +81,12 @@ impl TxCounters {
 /// The TX timestamp slot, as the xmit path sees it.
 pub(crate) trait TxTstamp {
     /// Claims the slot for `skb` if it asks for a hardware timestamp and timestamping is on;
-    /// returns the descriptor bits that request it (0 if none). The skb is mapped: its header
-    /// edits are over, so the reference the claim takes cannot meet `pskb_expand_head`.
-    fn claim(&self, skb: &mut MappedTxSkb) -> u32;
-    /// Gives the slot back: the packet it was claimed for is dropped before the hardware saw it.
-    fn unclaim(&self);
+    /// returns the descriptor bits that request it with the claim. The skb is mapped: its
+    /// header edits are over, so the reference the claim takes cannot meet `pskb_expand_head`.
+    fn claim(&self, skb: &mut MappedTxSkb) -> Option<(u32, ClaimId)>;
+    /// Gives back `claim`, if the slot still holds it: its packet is dropped before the
+    /// hardware saw it.
+    fn unclaim(&self, claim: ClaimId);
 }
 
 /// The MACLEN/IPLEN word of a context descriptor, if the lengths fit its fields (7 and 9 bits;
@@ -195,6 +197,11 @@ impl TxRing {
         (self.next_to_clean + self.count - self.next_to_use - 1) % self.count
     }
 
+    /// Returns whether packets are on the ring that the hardware has not completed yet.
+    pub(crate) fn pending(&self) -> bool {
+        self.unused() + 1 < self.count
+    }
+
     fn write_desc(&self, i: u32, lo: u64, hi: u64) {
         self.desc.write(i as usize * 2, lo);
         self.desc.write(i as usize * 2 + 1, hi);
@@ -294,8 +301,10 @@ impl TxRing {
         // A hardware timestamp request claims the slot only now, after every header edit (TSO,
         // checksum help) and the mapping: igc took it before them, and the reference it takes
         // made `pskb_expand_head` hit `BUG_ON(skb_shared)` for a header-cloned TSO skb.
-        let ts_bits = tstamp.claim(&mut mapped);
-        cmd |= ts_bits;
+        let claim = tstamp.claim(&mut mapped);
+        if let Some((bits, _)) = &claim {
+            cmd |= *bits;
+        }
         mapped.tx_timestamp();
         let first = self.next_to_use;
         let mut i = first;
@@ -308,8 +317,8 @@ impl TxRing {
         }
         let olinfo = paylen << txd::PAYLEN_SHIFT | olinfo_flags;
         let Some(last) = mapped.segments().iter().rposition(|s| s.len > 0) else {
-            if ts_bits != 0 {
-                tstamp.unclaim();
+            if let Some((_, id)) = claim {
+                tstamp.unclaim(id);
             }
             drop_packet(counters);
             return Ok(());
@@ -351,11 +360,13 @@ impl TxRing {
 
     /// Unmaps completed packets (`igc_clean_tx_irq`) into `done`, for the caller to free once
     /// it has dropped the ring lock. Returns whether the ring has no completed packet left
-    /// (`false`: `done` is full).
+    /// (`false`: `done` is full). A stopped queue is woken only if `may_wake` (the datapath is
+    /// not being stopped, `__IGC_DOWN` in igc) and the carrier is on.
     pub(crate) fn clean(
         &mut self,
         netdev: &Device,
         counters: &TxCounters,
+        may_wake: bool,
         done: &mut Batch<CompletedTxSkb, TX_BATCH>,
     ) -> bool {
         let (mut pkts, mut bytes) = (0u32, 0u32);
@@ -384,7 +395,11 @@ impl TxRing {
             counters.packets.fetch_add(u64::from(pkts), Relaxed);
             counters.bytes.fetch_add(u64::from(bytes), Relaxed);
             netdev.tx_completed_queue(self.queue, pkts, bytes);
-            if netdev.subqueue_stopped(self.queue) && self.unused() >= WAKE_THRESHOLD {
+            if may_wake
+                && netdev.carrier_ok()
+                && netdev.subqueue_stopped(self.queue)
+                && self.unused() >= WAKE_THRESHOLD
+            {
                 netdev.wake_subqueue(self.queue);
                 counters.restart.fetch_add(1, Relaxed);
             }
