@@ -104,14 +104,14 @@ const MC_FILTERS: usize = 32;
 /// Watchdog period (`igc_watchdog`, 2 s).
 const WATCHDOG_MS: u32 = 2000;
 
-/// One queue pair: a TX and an RX ring served by one vector and one NAPI context.
+/// The counters of one queue pair: a TX and an RX ring served by one vector and one NAPI
+/// context. The rings themselves are lent by the registration without a driver lock, as igc
+/// uses them: the RX ring (`Operations::NapiData`) to the poll of its NAPI context, the TX ring
+/// (`Operations::TxQueueData`) under its TX queue's lock, which the core holds in `start_xmit`
+/// and the poll takes for the TX clean.
 #[pin_data]
 struct QueuePair {
     index: u16,
-    #[pin]
-    tx: SpinLockIrq<Option<TxRing>>,
-    #[pin]
-    rx: SpinLockIrq<Option<RxRing>>,
     txc: tx::TxCounters,
     rxc: rx::RxCounters,
 }
@@ -120,8 +120,6 @@ impl QueuePair {
     fn new(index: u16) -> impl PinInit<Self> {
         pin_init!(Self {
             index,
-            tx <- new_spinlock_irq!(None, "rigc_tx_ring"),
-            rx <- new_spinlock_irq!(None, "rigc_rx_ring"),
             txc: tx::TxCounters::new(),
             rxc: rx::RxCounters::new(),
         })
@@ -347,13 +345,6 @@ impl Net {
             // Already queued: that reset will do.
             let _ = workqueue::system().enqueue(task.clone());
         }
-    }
-
-    /// Returns whether a TX ring holds packets the hardware has not completed.
-    fn tx_pending(&self) -> bool {
-        self.queues
-            .iter()
-            .any(|q| q.tx.lock().as_ref().is_some_and(|r| r.pending()))
     }
 
     /// Reprograms the PTP side after a MAC reset (`igc_ptp_reset` with
@@ -586,14 +577,26 @@ fn install_rings(net: &Registration<Net>, mut rings: Rings) -> Rings {
             Some((t, r)) => (Some(t), Some(r)),
             None => (None, None),
         };
-        // One lock at a time: the two ring locks are never nested.
-        let old_tx = core::mem::replace(&mut *qp.tx.lock(), tx);
-        let old_rx = core::mem::replace(&mut *qp.rx.lock(), rx);
+        // The interface is down: the TX queue lock and the disabled NAPI context are free.
+        let old_tx = net
+            .tx_queue_lock(qp.index)
+            .and_then(|mut t| core::mem::replace(&mut *t, tx));
+        let old_rx = net
+            .napi_off(usize::from(qp.index))
+            .and_then(|mut r| core::mem::replace(&mut *r, rx));
         if let (Some(t), Some(r)) = (old_tx, old_rx) {
             *slot = Some((t, r));
         }
     }
     rings
+}
+
+/// Returns whether a TX ring holds packets the hardware has not completed.
+fn tx_pending(net: &Registration<Net>) -> bool {
+    (0..net.queues.len() as u16).any(|q| {
+        net.tx_queue_lock(q)
+            .is_some_and(|t| t.as_ref().is_some_and(|r| r.pending()))
+    })
 }
 
 /// Starts the interface with `rings` and the watchdog `wd` (`__igc_open` after its
@@ -627,11 +630,12 @@ fn start_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     let hw = &net.hw;
     let mode = net.mode();
     net.configure_mac(dev, nq);
-    for qp in net.queues.iter().take(nq) {
-        if let Some(r) = qp.tx.lock().as_ref() {
+    for q in 0..nq {
+        if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
             r.configure(hw);
         }
-        if let Some(r) = qp.rx.lock().as_ref() {
+        // Disabled until `napi_enable` below.
+        if let Some(Some(r)) = net.napi_off(q).as_deref() {
             r.configure(hw, net.rx_tstamp_on.load(Relaxed));
         }
     }
@@ -661,11 +665,11 @@ fn stop_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     for i in 0..nq {
         net.napi_disable(i);
     }
-    for qp in net.queues.iter().take(nq) {
-        if let Some(r) = qp.tx.lock().as_ref() {
+    for q in 0..nq {
+        if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
             r.disable(hw);
         }
-        if let Some(r) = qp.rx.lock().as_ref() {
+        if let Some(Some(r)) = net.napi_off(q).as_deref() {
             r.disable(hw);
         }
     }
@@ -675,11 +679,11 @@ fn stop_hw(net: &Registration<Net>, dev: &Device, nq: usize) {
     // at 10 Mb/s takes 7.4 ms); only then are the buffers reset or freed.
     kernel::time::delay::fsleep(kernel::time::Delta::from_millis(10));
     dev.carrier_off();
-    for qp in net.queues.iter().take(nq) {
-        if let Some(r) = Option::as_mut(&mut *qp.tx.lock()) {
+    for q in 0..nq {
+        if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref_mut() {
             r.clear(dev);
         }
-        if let Some(r) = Option::as_mut(&mut *qp.rx.lock()) {
+        if let Some(Some(r)) = net.napi_off(q).as_deref_mut() {
             r.reset();
         }
     }
@@ -762,7 +766,7 @@ impl workqueue::WorkItem for Watchdog {
             drop(req);
             pr_warn!("{}: Tx timestamp timeout\n", net.device().name());
         }
-        if !net.device().carrier_ok() && net.tx_pending() {
+        if !net.device().carrier_ok() && tx_pending(net) {
             // The link is gone with packets still on a TX ring: the MAC stopped its DMA and
             // they will never complete. Reset to flush them (`igc_watchdog_task`).
             net.tx_timeouts.fetch_add(1, Relaxed);
@@ -890,6 +894,9 @@ fn reconfigure(
 
 #[vtable]
 impl dev::Operations for Net {
+    type NapiData = Option<RxRing>;
+    type TxQueueData = Option<TxRing>;
+
     fn open(net: &Registration<Self>, parent: &device::Device<device::Bound>) -> Result {
         let mut cfg = net.cfg.lock();
         // `up` leaves the interface untouched when it fails.
@@ -908,13 +915,13 @@ impl dev::Operations for Net {
         net: &Registration<Self>,
         parent: &device::Device<device::Bound>,
         queue: u16,
+        ring: &mut Option<TxRing>,
         skb: TxSkb,
     ) -> Xmit {
         let Some(qp) = net.queues.get(usize::from(queue)) else {
             return Xmit::Ok;
         };
-        let mut ring = qp.tx.lock();
-        let Some(r) = Option::as_mut(&mut *ring) else {
+        let Some(r) = ring else {
             qp.txc.dropped.fetch_add(1, Relaxed);
             return Xmit::Ok;
         };
@@ -924,22 +931,28 @@ impl dev::Operations for Net {
         }
     }
 
-    fn poll(net: &Registration<Self>, poll: &NapiPoll<'_>, index: usize) -> Poll {
+    fn poll(
+        net: &Registration<Self>,
+        poll: &NapiPoll<'_>,
+        rx_ring: &mut Option<RxRing>,
+        index: usize,
+    ) -> Poll {
         let Some(qp) = net.queues.get(index) else {
             return Poll::Done(0);
         };
         let dev = net.device();
-        // The ring locks cover the descriptor walks only: transmitted skbs are freed, and
-        // received ones go up the stack, after the lock is dropped (the stack may transmit from
-        // the receive path, and freeing may enable softirqs).
+        // The TX ring is under its queue's lock, held for the descriptor walk only, the RX ring
+        // this poll's own: transmitted skbs are freed, and received ones go up the stack, with
+        // no lock held (the stack may transmit from the receive path, and freeing may enable
+        // softirqs).
         // Done when a pass ends with the ring empty before the per-poll limit.
         let mut tx_done = false;
         let mut cleaned = 0;
         while cleaned < tx::CLEAN_LIMIT {
             let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
-            let finished = match Option::as_mut(&mut *qp.tx.lock()) {
-                Some(r) => r.clean(dev, &qp.txc, net.running.load(Relaxed), &mut freed),
-                None => true,
+            let finished = match net.tx_queue_lock(qp.index).as_deref_mut() {
+                Some(Some(r)) => r.clean(dev, &qp.txc, net.running.load(Relaxed), &mut freed),
+                _ => true,
             };
             cleaned += freed.len();
             for skb in freed.drain() {
@@ -956,7 +969,7 @@ impl dev::Operations for Net {
         while rx_done < budget {
             let mut frames =
                 Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
-            let n = match Option::as_mut(&mut *qp.rx.lock()) {
+            let n = match rx_ring {
                 Some(r) => r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames),
                 None => 0,
             };

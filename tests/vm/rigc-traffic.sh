@@ -52,6 +52,14 @@ for csum in off on; do
 	check "iperf3 b -> a, checksum offload $csum" iperf ba "b -> a, csum $csum"
 done
 ea -K "$A" tso on >/dev/null 2>&1
+# igc takes no lock of its own in xmit, the TX clean or the RX clean: the
+# rings are owned by their TX queue's lock and their NAPI context. On the
+# lockdep kernel every lock class that was ever taken is listed by name.
+no_ring_locks() {
+	[ -r /proc/lockdep ] || { echo "no /proc/lockdep"; return 1; }
+	! grep -E 'rigc_(tx|rx)_ring' /proc/lockdep
+}
+check "no driver lock around the rings after traffic both ways (driver-review.md F2)" no_ring_locks
 check "ethtool -k: TSO on" sh -c "ip netns exec a ethtool -k $A | grep -q '^tcp-segmentation-offload: on'"
 tso0=$(model_queue_sum 0 tx packets)
 segs0=$(ethtool_sum a "$A" '^tx_queue_[0-9]+_packets$')
