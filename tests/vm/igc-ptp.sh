@@ -32,7 +32,7 @@ ip link set "$i0" down
 
 # ptp4l across the wire: master in namespace a, slave in b (lib.sh).
 check "both ports up with carrier in namespaces a and b" setup_namespaces igc
-ptp4l_pair 50
+ptp4l_pair 40
 check "ptp4l slave reached SLAVE state" grep -q "to SLAVE on MASTER_CLOCK_SELECTED" /tmp/ptp4l-slave.log
 check "ptp4l master had no TX timestamp timeout" sh -c '! grep -q "timed out while polling for tx timestamp" /tmp/ptp4l-master.log'
 read -r n rms worst < <(ptp4l_converged 15)

@@ -69,7 +69,7 @@ check "timestamping: SIOCSHWTSTAMP granted TX on and an RX filter" \
 	grep -q "tx_type 1 requested, got 1; rx_filter [0-9]* requested, got 1" /tmp/ts-b.log
 
 # ptp4l rigc -> rigc.
-ptp4l_pair 40
+ptp4l_pair 35
 check "ptp4l rigc -> rigc: slave reached SLAVE state" grep -q "to SLAVE on MASTER_CLOCK_SELECTED" /tmp/ptp4l-slave.log
 check "ptp4l rigc -> rigc: master had no TX timestamp timeout" \
 	sh -c '! grep -q "timed out while polling for tx timestamp" /tmp/ptp4l-master.log'
@@ -117,7 +117,7 @@ hwtimestamp $B
 CONF
 ip netns exec a chronyd -x -u root -f /tmp/chrony-a.conf -l /tmp/chrony-a.log
 ip netns exec b chronyd -x -u root -f /tmp/chrony-b.conf -l /tmp/chrony-b.log
-sleep 20
+sleep 15
 ip netns exec b chronyc -h /tmp/chrony-b/chronyd.sock -n ntpdata 10.0.0.1 >/tmp/chrony-ntpdata 2>&1
 check "chronyd: hardware timestamping enabled on rigc" grep -q "Enabled HW timestamping on $B" /tmp/chrony-b.log
 check "chronyd: RX and TX timestamps of the NTP exchange are hardware timestamps" \
@@ -137,7 +137,7 @@ modprobe igc
 modprobe rigc
 check "port 0 under igc, port 1 under rigc" sh -c ". /lab/src/tests/vm/lib.sh; wait_ports igc 1 && wait_ports rigc 1"
 check "igc and rigc ports up with carrier in namespaces a and b" setup_namespaces igc rigc
-ptp4l_pair 50
+ptp4l_pair 40
 check "ptp4l igc -> rigc: slave reached SLAVE state" grep -q "to SLAVE on MASTER_CLOCK_SELECTED" /tmp/ptp4l-slave.log
 read -r n rms worst < <(ptp4l_converged 15)
 check "ptp4l igc -> rigc: slave |offset| < 100 ns after convergence (RMS $rms ns, max $worst ns over $n s)" \
@@ -174,16 +174,18 @@ erratum_run() { # LABEL SECONDS MODPROBE-OPTIONS...
 	cap=$((cap - cap0))
 	echo "# $label: the model captured $cap TX timestamps on port 0, rigc delivered $completed, $to timeout(s)"
 }
-erratum_run "erratum, set 0, workaround" 20
+erratum_run "erratum, set 0, workaround" 12
 check "erratum on, register set 0 with the workaround: no timeout, every timestamp delivered" \
 	test "$to" = 0 -a "$cap" = "$completed" -a "$completed" -gt 0
-erratum_run "erratum, set 1, workaround" 20 test_txts_set=1
+erratum_run "erratum, set 1, workaround" 12 test_txts_set=1
 check "erratum on, register set 1 with the workaround: no timeout, every timestamp delivered" \
 	test "$to" = 0 -a "$cap" = "$completed" -a "$completed" -gt 0
-# Long enough for the 15-s timeout after the first lost interrupt.
-erratum_run "erratum, set 1, no workaround" 40 test_txts_set=1 test_no_txstmph0_workaround=1
-check "erratum on, register set 1 without the workaround: the loss shows ($to timeout(s), $completed of $cap delivered)" \
-	test "$to" -gt 0 -a "$completed" -lt "$cap"
+# The first lost interrupt leaves the slot claimed: every later timestamp the
+# model captures is skipped until the 15-s timeout (shown with a dropped
+# interrupt below), so fewer are delivered than captured.
+erratum_run "erratum, set 1, no workaround" 14 test_txts_set=1 test_no_txstmph0_workaround=1
+check "erratum on, register set 1 without the workaround: the loss shows ($completed of $cap delivered)" \
+	test "$completed" -lt "$cap"
 
 # A dropped TX timestamp interrupt: the slot stays claimed until the watchdog
 # frees it after 15 s; the next request succeeds. The timestamping program
