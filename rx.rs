@@ -255,10 +255,15 @@ impl RxRing {
                     skb.set_hash((wb_lo >> 32) as u32, l4);
                 }
             }
-            pkts += 1;
-            bytes += u64::from(skb.len());
+            let len = skb.len();
             skb.record_rx_queue(self.queue);
-            skb.eth_type_trans(netdev);
+            // A runt shorter than an Ethernet header is dropped (igc: `eth_skb_pad`).
+            if skb.eth_type_trans(netdev).is_err() {
+                counters.errors.fetch_add(1, Relaxed);
+                continue;
+            }
+            pkts += 1;
+            bytes += u64::from(len);
             // Cannot fail: the batch was not full.
             let _ = out.push(skb);
         }
