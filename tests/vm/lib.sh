@@ -262,7 +262,7 @@ _carrier_ping() { wait_carrier a "$1" && ip netns exec a ping -c 3 -W 2 10.0.0.2
 # hardware timestamps flow again at once: the request stranded on the hung
 # ring must not hold the timestamp slot for its 15-s timeout.
 tx_hang_checks() {
-	local A T=/lab/build/tools to0 ts
+	local A T=/lab/build/tools to0 ts p0
 	A=$(ns_iface a)
 	ip netns exec b iperf3 -s -D -p 5299 >/dev/null 2>&1
 	to0=$(ethtool_sum a "$A" '^tx_timeout_count$')
@@ -271,8 +271,14 @@ tx_hang_checks() {
 		SOF_TIMESTAMPING_RAW_HARDWARE >/tmp/ts-hang.log 2>&1 &
 	ts=$!
 	sleep 1
-	ip netns exec a timeout 15 iperf3 -c 10.0.0.2 -p 5299 -u -b 300M -t 10 >/dev/null 2>&1 &
-	sleep 1
+	p0=$(model_queue_sum 0 tx packets)
+	ip netns exec a timeout 25 iperf3 -c 10.0.0.2 -p 5299 -u -b 300M -t 20 >/dev/null 2>&1 &
+	# Hang only once the UDP flow runs (its TCP control connection can take a
+	# while under TCG): it is what fills the ring and stops the queue.
+	for _ in $(seq 50); do
+		[ $(($(model_queue_sum 0 tx packets) - p0)) -gt 2000 ] && break
+		sleep 0.2
+	done
 	$MODEL_CTL tx-hang 0 >/dev/null
 	check "TX hang: the stack's TX watchdog fires (ndo_tx_timeout)" \
 		wait_log 20 'transmit queue [0-9]+ timed out'

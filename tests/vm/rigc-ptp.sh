@@ -69,7 +69,7 @@ check "timestamping: SIOCSHWTSTAMP granted TX on and an RX filter" \
 	grep -q "tx_type 1 requested, got 1; rx_filter [0-9]* requested, got 1" /tmp/ts-b.log
 
 # ptp4l rigc -> rigc.
-ptp4l_pair 35
+ptp4l_pair 40
 check "ptp4l rigc -> rigc: slave reached SLAVE state" grep -q "to SLAVE on MASTER_CLOCK_SELECTED" /tmp/ptp4l-slave.log
 check "ptp4l rigc -> rigc: master had no TX timestamp timeout" \
 	sh -c '! grep -q "timed out while polling for tx timestamp" /tmp/ptp4l-master.log'

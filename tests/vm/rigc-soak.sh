@@ -31,7 +31,7 @@ while True:
 		ip netns exec a timeout 40 /lab/src/lab/guest/tso-tstamp-tap "$A" 10.0.0.2 30 >/dev/null 2>&1 &
 }
 stop_load() {
-	pkill -f tso-tstamp-tap 2>/dev/null
+	pkill -f lab/guest/tso-tstamp-tap 2>/dev/null
 	pkill iperf3 2>/dev/null
 	pkill -f 'l.bind' 2>/dev/null
 	sleep 0.3
