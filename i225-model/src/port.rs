@@ -123,7 +123,11 @@ impl Port {
                 }),
                 Ok(PortEvent::LinkCheck) => {
                     let partner = self.far_end.partner();
-                    self.with_device(|d| d.mac.set_partner(partner));
+                    self.with_device(|d| {
+                        let Device { mac, dma, .. } = d;
+                        mac.set_partner(partner);
+                        mac.resume_tx(dma);
+                    });
                 }
                 Ok(PortEvent::Shutdown) | Err(RecvTimeoutError::Disconnected) => return,
                 Err(RecvTimeoutError::Timeout) => self.with_device(|d| d.mac.tick()),

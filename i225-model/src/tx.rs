@@ -129,7 +129,9 @@ enum Stall {
 impl Mac {
     /// Processes queue `q` from TDH up to TDT.
     pub(crate) fn transmit(&mut self, q: usize, mem: &dyn GuestMemory) {
-        if self.faults.tx_hang {
+        // A hung TX unit fetches nothing; without a link the MAC stops its TX DMA and the
+        // descriptors stay pending until the link returns (`resume_tx`), as on hardware.
+        if self.faults.tx_hang || self.link().is_none() {
             return;
         }
         if self.reg(regs::TCTL) & tctl::EN == 0 || self.reg(txq(q, regs::TXDCTL)) & qctl::ENABLE == 0 {
@@ -168,6 +170,13 @@ impl Mac {
         }
         if reported {
             self.intr.queue_event(QueueDir::Tx, q);
+        }
+    }
+
+    /// The link came back: TX DMA resumes on every queue with descriptors pending.
+    pub fn resume_tx(&mut self, mem: &dyn GuestMemory) {
+        for q in 0..crate::regs::NUM_QUEUES {
+            self.transmit(q, mem);
         }
     }
 
@@ -600,6 +609,23 @@ mod tests {
         m.write32(txq(0, regs::TXDCTL), 0x0210_0108, &mem);
         m.write32(txq(0, regs::TDT), 1, &mem);
         assert_eq!(m.take_outbox().len(), 1);
+    }
+
+    #[test]
+    fn without_link_descriptors_wait_until_it_returns() {
+        let f = udp_frame(100, true);
+        let (mut m, mem) = run(&[], &[]);
+        m.set_partner(Partner::Absent);
+        mem.write(RING, &data_desc(BUF, f.len(), txd::EOP | txd::RS | txd::IFCS, 0)).unwrap();
+        mem.write(BUF, &f).unwrap();
+        m.write32(txq(0, regs::TDT), 1, &mem);
+        assert!(m.take_outbox().is_empty());
+        assert_eq!(mem.read_u32(RING + 12).unwrap() & txd::STAT_DD, 0);
+        assert_eq!(m.read32(txq(0, regs::TDH)), 0);
+        m.set_partner(Partner::Present(Abilities::ALL));
+        m.resume_tx(&mem);
+        assert_eq!(m.take_outbox().len(), 1);
+        assert_eq!(mem.read_u32(RING + 12).unwrap() & txd::STAT_DD, 1);
     }
 
     #[test]

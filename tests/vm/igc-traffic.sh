@@ -4,7 +4,8 @@
 # ports in two network namespaces, ping both ways, iperf3 both directions.
 # At the end the model's TX unit hangs under load: the stack's TX watchdog
 # fires, the driver resets the adapter and traffic and TX timestamps resume
-# (tests/vm/lib.sh: tx_hang_checks).
+# (tests/vm/lib.sh: tx_hang_checks). Then the cables are pulled with packets
+# on the TX ring: the driver resets to flush them (link_loss_checks).
 # lab-vm: --driver igc --ports 2
 . "$(dirname "$0")/lib.sh"
 
@@ -24,5 +25,6 @@ for dir in "" -R; do
 done
 check "MMIO reads per packet measured under iperf3" mmio_per_packet igc
 tx_hang_checks igc
+link_loss_checks igc
 check "no warning or oops in dmesg" no_kernel_splat
 tap_done

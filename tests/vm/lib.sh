@@ -272,9 +272,12 @@ tx_hang_checks() {
 	ts=$!
 	sleep 1
 	p0=$(model_queue_sum 0 tx packets)
-	ip netns exec a timeout 25 iperf3 -c 10.0.0.2 -p 5299 -u -b 300M -t 20 >/dev/null 2>&1 &
+	ip netns exec a timeout 25 iperf3 -c 10.0.0.2 -p 5299 -u -b 300M -w 4M -t 20 >/dev/null 2>&1 &
 	# Hang only once the UDP flow runs (its TCP control connection can take a
-	# while under TCG): it is what fills the ring and stops the queue.
+	# while under TCG): it is what fills the ring and stops the queue. The
+	# 4 MiB socket buffer outlasts the ring whatever BQL limit earlier
+	# traffic left (igc's grew past the default 208 KiB, so the socket
+	# blocked before the queue stopped and the TX watchdog never fired).
 	for _ in $(seq 50); do
 		[ $(($(model_queue_sum 0 tx packets) - p0)) -gt 2000 ] && break
 		sleep 0.2
@@ -294,4 +297,30 @@ tx_hang_checks() {
 		SOF_TIMESTAMPING_RAW_HARDWARE >/tmp/ts-after.log 2>&1
 	check "TX hang: TX hardware timestamps within 11 s of the reset, not after a 15-s timeout" \
 		grep -q 'HW raw [1-9]' /tmp/ts-after.log
+}
+
+# link_loss_checks DRIVER: the cables are pulled under UDP load from port 0
+# (namespace a). Without a link the MAC stops its TX DMA and the model keeps
+# the descriptors pending, as hardware does, so the driver must reset to
+# flush them, as igc_watchdog_task does ("Reset adapter"); traffic flows once
+# the cables are back (driver-review.md F8 e).
+link_loss_checks() {
+	local A p0 client
+	A=$(ns_iface a)
+	ip netns exec b iperf3 -s -D -p 5298 >/dev/null 2>&1
+	dmesg_mark
+	p0=$(model_queue_sum 0 tx packets)
+	ip netns exec a timeout 25 iperf3 -c 10.0.0.2 -p 5298 -u -b 300M -w 4M -t 20 >/dev/null 2>&1 &
+	client=$!
+	for _ in $(seq 50); do
+		[ $(($(model_queue_sum 0 tx packets) - p0)) -gt 2000 ] && break
+		sleep 0.2
+	done
+	$MODEL_CTL cable unplug >/dev/null
+	check "link loss with packets pending on the TX ring: $1 resets the adapter (\"Reset adapter\")" \
+		wait_log 10 'Reset adapter'
+	$MODEL_CTL cable plug >/dev/null
+	kill "$client" 2>/dev/null
+	wait "$client" 2>/dev/null
+	check "link loss: carrier and ping a -> b once the cables are back" _carrier_ping "$A"
 }

@@ -91,7 +91,7 @@ for s in a b; do
 done
 
 # phc2sys: CLOCK_REALTIME follows rigc's PHC in namespace b.
-ip netns exec b timeout 20 phc2sys -s "$B" -c CLOCK_REALTIME -O 0 -R 4 -m -q >/tmp/phc2sys.log 2>&1
+ip netns exec b timeout 15 phc2sys -s "$B" -c CLOCK_REALTIME -O 0 -R 4 -m -q >/tmp/phc2sys.log 2>&1
 read -r pn prms pworst < <(grep -o "offset *-\?[0-9]*" /tmp/phc2sys.log | tail -20 |
 	awk '{ n++; s += $2 * $2; m = ($2 < 0 ? -$2 : $2); if (m > w) w = m }
 	     END { printf "%d %.0f %d\n", n, (n ? sqrt(s / n) : 0), w }')

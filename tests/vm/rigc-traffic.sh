@@ -6,7 +6,8 @@
 # and the MMIO reads per packet under load.
 # At the end the model's TX unit hangs under load: the stack's TX watchdog
 # fires, the driver resets the adapter and traffic and TX timestamps resume
-# (tests/vm/lib.sh: tx_hang_checks).
+# (tests/vm/lib.sh: tx_hang_checks). Then the cables are pulled with packets
+# on the TX ring: the driver resets to flush them (link_loss_checks).
 # lab-vm: --driver rigc --ports 2
 . "$(dirname "$0")/lib.sh"
 
@@ -135,5 +136,6 @@ check "ethtool -S: the hardware's good-packet counters saw the transfer" \
 
 check "MMIO reads per packet measured under iperf3" mmio_per_packet rigc
 tx_hang_checks rigc
+link_loss_checks rigc
 check "no warning or oops in dmesg" no_kernel_splat
 tap_done
