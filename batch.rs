@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A small fixed-size batch, to carry work out of a ring lock.
+//! A small fixed-size batch, to carry work off a ring.
 //!
-//! The rings are locked while the driver walks their descriptors, and only then: received skbs
-//! go to GRO, and transmitted skbs are freed, after the lock is dropped, so the network stack
-//! (and whatever it sends from the receive path) never runs inside a ring lock.
+//! The poll holds a ring only while it walks the descriptors (the TX ring under its queue's
+//! lock): received skbs go to GRO, and transmitted skbs are freed, after the walk, so the
+//! network stack (and whatever it sends from the receive path) never runs inside the TX
+//! queue's lock.
 
 /// Up to `N` items, in the order they were pushed.
 pub(crate) struct Batch<T, const N: usize> {

@@ -157,8 +157,8 @@ impl RxRing {
         }
     }
 
-    /// Receives frames (`igc_clean_rx_irq`) into `out`, for the caller to hand to GRO once it
-    /// has dropped the ring lock, until `out` is full (its limit is the budget left). Returns
+    /// Receives frames (`igc_clean_rx_irq`) into `out`, for the caller to hand to GRO once the
+    /// walk is over, until `out` is full (its limit is the budget left). Returns
     /// the number of frames taken off the ring, dropped ones included, at most the limit.
     /// `rx_tstamp` is the RX latency to subtract from hardware timestamps while RX timestamping
     /// is on, `None` otherwise.

@@ -52,7 +52,7 @@ pub(crate) const DESC_NEEDED: u32 = 1 + kernel::net::skb::MAX_TX_SEGMENTS as u32
 const WAKE_THRESHOLD: u32 = 2 * DESC_NEEDED;
 /// Packets cleaned per poll at most (`IGC_DEFAULT_TX_WORK`).
 pub(crate) const CLEAN_LIMIT: usize = 128;
-/// Packets unmapped under the ring lock at a time, then freed outside it.
+/// Packets unmapped under the TX queue's lock at a time, then freed outside it.
 pub(crate) const TX_BATCH: usize = 32;
 /// Largest segment one data descriptor carries.
 const MAX_DATA_PER_TXD: u32 = 1 << 15;
@@ -359,7 +359,7 @@ impl TxRing {
     }
 
     /// Unmaps completed packets (`igc_clean_tx_irq`) into `done`, for the caller to free once
-    /// it has dropped the ring lock. Returns whether the ring has no completed packet left
+    /// it has dropped the TX queue's lock. Returns whether the ring has no completed packet left
     /// (`false`: `done` is full). A stopped queue is woken only if `may_wake` (the datapath is
     /// not being stopped, `__IGC_DOWN` in igc) and the carrier is on.
     pub(crate) fn clean(
