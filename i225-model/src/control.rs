@@ -203,6 +203,7 @@ fn status(p: &Arc<Port>) -> Value {
             "dma_windows": d.dma.windows(),
             "vanished": d.mac.faults.vanished,
             "tx_hang": d.mac.faults.tx_hang,
+            "tx_pending": d.mac.tx_pending(),
             "cable": cable,
         })
     })

@@ -594,6 +594,7 @@ mod tests {
         assert!(m.take_outbox().is_empty());
         assert_eq!(mem.read_u32(RING + 12).unwrap() & txd::STAT_DD, 0);
         assert_eq!(m.read32(txq(0, regs::TDH)), 0);
+        assert_eq!(m.tx_pending(), 1);
     }
 
     #[test]
@@ -621,6 +622,7 @@ mod tests {
         m.set_partner(Partner::Present(Abilities::ALL));
         m.resume_tx(&mem);
         assert_eq!(m.take_outbox().len(), 1);
+        assert_eq!(m.tx_pending(), 0);
         assert_eq!(mem.read_u32(RING + 12).unwrap() & txd::STAT_DD, 1);
     }
 

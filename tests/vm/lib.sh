@@ -32,6 +32,20 @@ check() {
 note() { echo "$*" >>/tmp/tap-notes; }
 
 # Kernel log lines since the mark, and whether any is a warning or an oops.
+# iperf_server NS PORT: an iperf3 server daemon in namespace NS, returned once
+# it listens (iperf3 -D returns before its daemon has bound the port, and a
+# client started at once is refused).
+iperf_server() {
+	local _
+	ip netns exec "$1" iperf3 -s -D -p "$2" >/dev/null 2>&1
+	for _ in $(seq 50); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q LISTEN && return 0
+		sleep 0.1
+	done
+	echo "iperf3 server on port $2 in namespace $1 did not start"
+	return 1
+}
+
 dmesg_mark() { _dmesg_mark=$(dmesg | wc -l); }
 dmesg_since() { dmesg | tail -n +"$((${_dmesg_mark:-0} + 1))"; }
 no_kernel_splat() {
@@ -264,7 +278,7 @@ _carrier_ping() { wait_carrier a "$1" && ip netns exec a ping -c 3 -W 2 10.0.0.2
 tx_hang_checks() {
 	local A T=/lab/build/tools to0 ts p0
 	A=$(ns_iface a)
-	ip netns exec b iperf3 -s -D -p 5299 >/dev/null 2>&1
+	iperf_server b 5299
 	to0=$(ethtool_sum a "$A" '^tx_timeout_count$')
 	dmesg_mark
 	ip netns exec a timeout 40 $T/timestamping "$A" SOF_TIMESTAMPING_TX_HARDWARE \
@@ -299,26 +313,51 @@ tx_hang_checks() {
 		grep -q 'HW raw [1-9]' /tmp/ts-after.log
 }
 
+# _tx_flowing P0: more than 2000 packets left port 0 since the model's count
+# was P0, within 10 s.
+_tx_flowing() {
+	local _ n
+	for _ in $(seq 50); do
+		n=$(($(model_queue_sum 0 tx packets) - $1))
+		[ "$n" -gt 2000 ] && return 0
+		sleep 0.2
+	done
+	echo "only $n packets in 10 s"
+	return 1
+}
+
+# _wait_log_or_say SECONDS PATTERN IFACE TIMEOUTS0: wait_log, and on failure
+# what the driver and the model saw.
+_wait_log_or_say() {
+	wait_log "$1" "$2" && return 0
+	dmesg_since | tail -n 10
+	$MODEL_CTL status 2>&1 | head -c 1000
+	echo
+	echo "carrier: $(ip netns exec a cat /sys/class/net/$3/carrier 2>&1)"
+	echo "tx_timeout_count: $4 -> $(ethtool_sum a "$3" '^tx_timeout_count$')"
+	return 1
+}
+
 # link_loss_checks DRIVER: the cables are pulled under UDP load from port 0
 # (namespace a). Without a link the MAC stops its TX DMA and the model keeps
 # the descriptors pending, as hardware does, so the driver must reset to
 # flush them, as igc_watchdog_task does ("Reset adapter"); traffic flows once
 # the cables are back (driver-review.md F8 e).
 link_loss_checks() {
-	local A p0 client
+	local A p0 to0 client
 	A=$(ns_iface a)
-	ip netns exec b iperf3 -s -D -p 5298 >/dev/null 2>&1
+	iperf_server b 5298
 	dmesg_mark
+	to0=$(ethtool_sum a "$A" '^tx_timeout_count$')
 	p0=$(model_queue_sum 0 tx packets)
 	ip netns exec a timeout 25 iperf3 -c 10.0.0.2 -p 5298 -u -b 300M -w 4M -t 20 >/dev/null 2>&1 &
 	client=$!
-	for _ in $(seq 50); do
-		[ $(($(model_queue_sum 0 tx packets) - p0)) -gt 2000 ] && break
-		sleep 0.2
-	done
+	# The precondition, checked: a test of the reset is only worth its
+	# name if the flow ran when the cables went.
+	check "link loss: the UDP load reaches the model before the unplug" _tx_flowing "$p0"
 	$MODEL_CTL cable unplug >/dev/null
 	check "link loss with packets pending on the TX ring: $1 resets the adapter (\"Reset adapter\")" \
-		wait_log 10 'Reset adapter'
+		_wait_log_or_say 10 'Reset adapter' "$A" "$to0"
 	$MODEL_CTL cable plug >/dev/null
 	kill "$client" 2>/dev/null
 	wait "$client" 2>/dev/null

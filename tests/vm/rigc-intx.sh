@@ -16,8 +16,7 @@ check "rigc fell back to one INTx vector" \
 check "both ports up with carrier in namespaces a and b" setup_namespaces rigc
 A=$(ns_iface a)
 check "ping a -> b on INTx" ip netns exec a ping -c 3 -W 2 10.0.0.2
-ip netns exec b iperf3 -s -D -p 5201
-sleep 1
+iperf_server b 5201
 check "iperf3 a -> b on INTx" timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 2
 ip netns exec a timeout 7 stdbuf -oL $T/timestamping "$A" SOF_TIMESTAMPING_TX_HARDWARE \
 	SOF_TIMESTAMPING_RAW_HARDWARE >/tmp/ts-intx.log 2>&1

@@ -15,8 +15,7 @@ ip -n a addr add fd00::1/64 dev "$A" nodad
 ip -n b addr add fd00::2/64 dev "$B" nodad
 ip netns exec a ethtool -K "$A" tso on tx on >/dev/null 2>&1
 check "ping -6 a -> b" ip netns exec a ping -6 -c 3 -W 2 fd00::2
-ip netns exec b iperf3 -s -D -p 5201
-sleep 1
+iperf_server b 5201
 for dir in "" -R; do
 	out=$(timeout 60 ip netns exec a iperf3 -6 -c fd00::2 -p 5201 -t 3 $dir -J 2>&1)
 	bps=$(echo "$out" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))' 2>/dev/null)

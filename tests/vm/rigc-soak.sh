@@ -17,7 +17,7 @@ load() { # background traffic in a -> b: iperf3 and timestamped TSO writes
 	local A
 	A=$(ns_iface a)
 	ip netns exec a /lab/build/tools/hwtstamp_config "$A" ON ALL >/dev/null 2>&1
-	ip netns exec b iperf3 -s -D -p 5201 >/dev/null 2>&1
+	iperf_server b 5201 >/dev/null
 	ip netns exec b python3 -c '
 import socket
 l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

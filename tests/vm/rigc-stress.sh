@@ -13,8 +13,7 @@ echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
 
 check "both ports up with carrier in namespaces a and b" setup_namespaces rigc
 A=$(ns_iface a)
-ip netns exec b iperf3 -s -D -p 5201
-sleep 1
+iperf_server b 5201
 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 600 >/dev/null 2>&1 &
 traffic=$!
 sleep 2
@@ -49,8 +48,7 @@ for i in $(seq "$reloads"); do
 		continue
 	fi
 	if setup_namespaces rigc >/dev/null 2>&1; then
-		ip netns exec b iperf3 -s -D -p 5201 >/dev/null 2>&1
-		sleep 0.5
+		iperf_server b 5201 >/dev/null
 		ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 30 >/dev/null 2>&1 &
 		client=$!
 		sleep 1.5

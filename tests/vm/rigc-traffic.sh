@@ -29,9 +29,8 @@ check "ethtool -i: driver rigc, PCI bus address" \
 check "ping a -> b" ip netns exec a ping -c 3 -W 2 10.0.0.2
 check "ping b -> a" ip netns exec b ping -c 3 -W 2 10.0.0.1
 
-ip netns exec b iperf3 -s -D -p 5201
-ip netns exec a iperf3 -s -D -p 5202
-sleep 1
+iperf_server b 5201
+iperf_server a 5202
 iperf() { # iperf3 DIRECTION LABEL
 	local out bps
 	if [ "$1" = ab ]; then

@@ -14,8 +14,7 @@ check "both ports up with carrier in namespaces a and b" setup_namespaces rigc
 A=$(ns_iface a)
 phc=$(ip netns exec a ethtool -T "$A" | sed -n "s/.*provider index: //p")
 ip netns exec a /lab/build/tools/hwtstamp_config "$A" ON ALL >/dev/null 2>&1
-ip netns exec b iperf3 -s -D -p 5201
-sleep 1
+iperf_server b 5201
 ip netns exec a timeout 20 iperf3 -c 10.0.0.2 -p 5201 -t 12 >/dev/null 2>&1 &
 load=$!
 ( for _ in $(seq 40); do ip netns exec a ethtool -S "$A" >/dev/null 2>&1; sleep 0.2; done ) &
