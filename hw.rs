@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Register access after probe, and the MAC/PHY sequences of `igc_base.c`, `igc_mac.c` and
-//! `igc_phy.c`: reset, MAC address, PHY access through MDIC, link state.
+//! Register access after probe, and the MAC sequences of `igc_base.c` and `igc_mac.c`: reset and
+//! MAC address; the descriptor rings' DMA memory. The PHY is in `phy.rs`.
 
 use kernel::{
     device,
@@ -10,10 +10,7 @@ use kernel::{
     pci,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
-    time::{
-        delay::{fsleep, udelay},
-        Delta, //
-    },
+    time::{delay::fsleep, Delta},
 };
 
 use crate::regs::{
@@ -30,37 +27,6 @@ use crate::regs::{
 pub(crate) struct Hw {
     bar: pci::DevresBar<BAR0_SIZE>,
     removed: Atomic<bool>,
-}
-
-/// The PHY address on MDIC (`igc_phy.c` uses 1).
-const PHY_ADDR: u32 = 1;
-
-/// Clause 22 PHY registers used here.
-pub(crate) mod phy {
-    pub(crate) const BMCR: u32 = 0x00;
-    pub(crate) const ANAR: u32 = 0x04;
-    pub(crate) const GBCR: u32 = 0x09;
-    pub(crate) const MMDAC: u32 = 0x0D;
-    pub(crate) const MMDAAD: u32 = 0x0E;
-    pub(crate) const BMCR_AN_ENABLE: u16 = 1 << 12;
-    pub(crate) const BMCR_RESTART_AN: u16 = 1 << 9;
-    pub(crate) const ANAR_SELECTOR: u16 = 0x0001;
-    pub(crate) const ANAR_10HD: u16 = 1 << 5;
-    pub(crate) const ANAR_10FD: u16 = 1 << 6;
-    pub(crate) const ANAR_100HD: u16 = 1 << 7;
-    pub(crate) const ANAR_100FD: u16 = 1 << 8;
-    pub(crate) const GBCR_1000FD: u16 = 1 << 9;
-    /// MMD 7 (autonegotiation), multi-gigabit control: 2.5GBASE-T advertisement.
-    pub(crate) const MMD_AN: u16 = 7;
-    pub(crate) const MMD_AN_MGBT_CTRL: u16 = 0x20;
-    pub(crate) const MGBT_2500FD: u16 = 1 << 7;
-}
-
-/// A resolved link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Link {
-    pub(crate) mbps: u32,
-    pub(crate) full_duplex: bool,
 }
 
 impl Hw {
@@ -195,141 +161,6 @@ impl Hw {
         self.flush();
         self.wr(off::rah(0), hi | bits::RAH_AV);
         self.flush();
-    }
-
-    fn mdic(&self, cmd: u32) -> Result<u32> {
-        self.wr(off::MDIC, cmd);
-        for _ in 0..1920 {
-            udelay(Delta::from_micros(5));
-            let v = self.rd(off::MDIC);
-            if v == u32::MAX {
-                return Err(ENODEV);
-            }
-            if v & bits::MDIC_READY != 0 {
-                if v & bits::MDIC_ERROR != 0 {
-                    return Err(EIO);
-                }
-                return Ok(v);
-            }
-        }
-        Err(ETIMEDOUT)
-    }
-
-    /// Reads a clause 22 PHY register (`igc_read_phy_reg_mdic`).
-    pub(crate) fn phy_read(&self, reg: u32) -> Result<u16> {
-        let v = self.mdic(
-            reg << bits::MDIC_REG_SHIFT | PHY_ADDR << bits::MDIC_PHY_SHIFT | bits::MDIC_OP_READ,
-        )?;
-        Ok(v as u16)
-    }
-
-    /// Writes a clause 22 PHY register (`igc_write_phy_reg_mdic`).
-    pub(crate) fn phy_write(&self, reg: u32, val: u16) -> Result {
-        self.mdic(
-            u32::from(val)
-                | reg << bits::MDIC_REG_SHIFT
-                | PHY_ADDR << bits::MDIC_PHY_SHIFT
-                | bits::MDIC_OP_WRITE,
-        )
-        .map(|_| ())
-    }
-
-    /// Writes a clause 45 register through the clause 22 MMD access registers.
-    pub(crate) fn mmd_write(&self, devad: u16, addr: u16, val: u16) -> Result {
-        self.phy_write(phy::MMDAC, devad)?;
-        self.phy_write(phy::MMDAAD, addr)?;
-        self.phy_write(phy::MMDAC, 0x4000 | devad)?;
-        self.phy_write(phy::MMDAAD, val)
-    }
-
-    /// Reads a clause 45 register through the clause 22 MMD access registers.
-    pub(crate) fn mmd_read(&self, devad: u16, addr: u16) -> Result<u16> {
-        self.phy_write(phy::MMDAC, devad)?;
-        self.phy_write(phy::MMDAAD, addr)?;
-        self.phy_write(phy::MMDAC, 0x4000 | devad)?;
-        self.phy_read(phy::MMDAAD)
-    }
-
-    /// Advertises the given speeds (Mb/s, full duplex except where noted) and restarts
-    /// autonegotiation (`igc_copper_link_autoneg`).
-    pub(crate) fn advertise(&self, adv: Advertise) -> Result {
-        let mut anar = phy::ANAR_SELECTOR;
-        if adv.m10_half {
-            anar |= phy::ANAR_10HD;
-        }
-        if adv.m10 {
-            anar |= phy::ANAR_10FD;
-        }
-        if adv.m100_half {
-            anar |= phy::ANAR_100HD;
-        }
-        if adv.m100 {
-            anar |= phy::ANAR_100FD;
-        }
-        self.phy_write(phy::ANAR, anar)?;
-        self.phy_write(phy::GBCR, if adv.m1000 { phy::GBCR_1000FD } else { 0 })?;
-        self.mmd_write(
-            phy::MMD_AN,
-            phy::MMD_AN_MGBT_CTRL,
-            if adv.m2500 { phy::MGBT_2500FD } else { 0 },
-        )?;
-        self.phy_write(phy::BMCR, phy::BMCR_AN_ENABLE | phy::BMCR_RESTART_AN)
-    }
-
-    /// Reads the advertised modes back from the PHY.
-    pub(crate) fn advertised(&self) -> Result<Advertise> {
-        let anar = self.phy_read(phy::ANAR)?;
-        let gbcr = self.phy_read(phy::GBCR)?;
-        let mgbt = self.mmd_read(phy::MMD_AN, phy::MMD_AN_MGBT_CTRL)?;
-        Ok(Advertise {
-            m10_half: anar & phy::ANAR_10HD != 0,
-            m10: anar & phy::ANAR_10FD != 0,
-            m100_half: anar & phy::ANAR_100HD != 0,
-            m100: anar & phy::ANAR_100FD != 0,
-            m1000: gbcr & phy::GBCR_1000FD != 0,
-            m2500: mgbt & phy::MGBT_2500FD != 0,
-        })
-    }
-
-    /// Returns the link as the MAC resolved it (STATUS), or `None` if it is down.
-    pub(crate) fn link(&self) -> Option<Link> {
-        let raw = self.rd(off::STATUS);
-        let s = crate::regs::STATUS::from_raw(raw);
-        if raw == u32::MAX || !s.lu() {
-            return None;
-        }
-        Some(Link {
-            mbps: s.speed().mbps(),
-            full_duplex: s.fd(),
-        })
-    }
-}
-
-/// Speeds to advertise (`hw->phy.autoneg_advertised`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Advertise {
-    pub(crate) m10_half: bool,
-    pub(crate) m10: bool,
-    pub(crate) m100_half: bool,
-    pub(crate) m100: bool,
-    pub(crate) m1000: bool,
-    pub(crate) m2500: bool,
-}
-
-impl Advertise {
-    /// Everything the I225 supports (`IGC_ALL_SPEED_DUPLEX_2500`).
-    pub(crate) const ALL: Self = Self {
-        m10_half: true,
-        m10: true,
-        m100_half: true,
-        m100: true,
-        m1000: true,
-        m2500: true,
-    };
-
-    /// Returns whether nothing is advertised.
-    pub(crate) fn is_empty(self) -> bool {
-        self == Self::default()
     }
 }
 

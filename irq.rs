@@ -16,10 +16,10 @@ use kernel::{
 };
 
 use crate::{
+    adapter::Adapter,
     hw::Hw,
     ptp,
     regs::{bits, off, Bar0},
-    Net,
 };
 
 /// Interrupt moderation: at most about 20,000 interrupts per second per queue vector, the value
@@ -154,7 +154,7 @@ pub(crate) enum Kind {
 
 /// The handler of one vector.
 pub(crate) struct Handler {
-    pub(crate) net: Arc<Registration<Net>>,
+    pub(crate) net: Arc<Registration<Adapter>>,
     pub(crate) kind: Kind,
 }
 

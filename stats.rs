@@ -8,9 +8,9 @@
 //! hold CPU0 for milliseconds. `ndo_get_stats64`, which may run in atomic context, reads only a
 //! copy published after each refresh.
 
-use kernel::str::CStr;
+use kernel::{str::CStr, sync::atomic::Relaxed};
 
-use crate::{hw::Hw, regs::off};
+use crate::{adapter::Adapter, hw::Hw, regs::off};
 
 /// Accumulated hardware counters.
 #[derive(Clone, Copy, Default)]
@@ -192,5 +192,39 @@ pub(crate) fn values(hw: &HwStats, sw: &SwTotals, queues: &[QueueValues], out: &
                 *o = *v;
             }
         }
+    }
+}
+
+/// The statistics of the adapter (`igc_update_stats`).
+impl Adapter {
+    /// Refreshes the hardware counters. Process context: takes the mutex, reads the registers,
+    /// then publishes a copy under the spinlock without touching the hardware.
+    pub(crate) fn update_stats(&self) -> HwStats {
+        let mut s = self.hwstats.lock();
+        s.update(&self.hw);
+        let copy = *s;
+        drop(s);
+        *self.hwstats_copy.lock() = copy;
+        copy
+    }
+
+    pub(crate) fn sw_totals(&self) -> SwTotals {
+        let ts = self.ptp.txts.lock().counters;
+        let mut t = SwTotals {
+            tx_timeouts: self.tx_timeouts.load(Relaxed),
+            tx_hwtstamp_timeouts: ts.timeouts,
+            tx_hwtstamp_skipped: ts.skipped,
+            tx_hwtstamp_completed: ts.completed,
+            ..Default::default()
+        };
+        for q in self.queues.iter() {
+            t.tx_restart += q.txc.restart.load(Relaxed);
+            t.tx_busy += q.txc.busy.load(Relaxed);
+            t.tx_dropped += q.txc.dropped.load(Relaxed);
+            t.rx_csum_err += q.rxc.csum_err.load(Relaxed);
+            t.rx_alloc_failed += q.rxc.alloc_failed.load(Relaxed);
+            t.rx_errors += q.rxc.errors.load(Relaxed);
+        }
+        t
     }
 }

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The adapter data (`struct igc_adapter` and the limits in `igc.h`): what the network device,
+//! the interrupt handlers, the watchdog and the PTP clock share.
+
+use kernel::{
+    pci,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{Atomic, Relaxed},
+        Arc, Mutex, SpinLockIrq,
+    },
+};
+
+use crate::{
+    hw::Hw,
+    irq,
+    phy::Advertise,
+    probe::PartInfo,
+    ptp, rx, stats, tx,
+    watchdog::{ResetTask, Watchdog},
+};
+
+/// Queue pairs the I225 has (`IGC_MAX_TX_QUEUES`, `IGC_MAX_RX_QUEUES`).
+pub(crate) const MAX_QUEUES: usize = 4;
+/// Default ring size (`IGC_DEFAULT_TXD`, `IGC_DEFAULT_RXD`).
+pub(crate) const DEFAULT_RING: u32 = 256;
+/// Ring size limits (`IGC_MIN_TXD` .. `IGC_MAX_TXD`), in steps of 8.
+pub(crate) const MIN_RING: u32 = 64;
+pub(crate) const MAX_RING: u32 = 4096;
+/// Largest MTU: `MAX_STD_JUMBO_FRAME_SIZE`, which igc takes as the MTU (`netdev->max_mtu`).
+pub(crate) const MAX_MTU: u32 = 9216;
+/// Multicast addresses hashed into the MTA; beyond them, all multicast is received.
+pub(crate) const MC_FILTERS: usize = 32;
+/// Watchdog period (`igc_watchdog`, 2 s).
+pub(crate) const WATCHDOG_MS: u32 = 2000;
+
+/// The counters of one queue pair: a TX and an RX ring served by one vector and one NAPI
+/// context. The rings themselves are lent by the registration without a driver lock, as igc
+/// uses them: the RX ring (`Operations::NapiData`) to the poll of its NAPI context, the TX ring
+/// (`Operations::TxQueueData`) under its TX queue's lock, which the core holds in `start_xmit`
+/// and the poll takes for the TX clean.
+#[pin_data]
+pub(crate) struct QueuePair {
+    pub(crate) index: u16,
+    pub(crate) txc: tx::TxCounters,
+    pub(crate) rxc: rx::RxCounters,
+}
+
+impl QueuePair {
+    pub(crate) fn new(index: u16) -> impl PinInit<Self> {
+        pin_init!(Self {
+            index,
+            txc: tx::TxCounters::new(),
+            rxc: rx::RxCounters::new(),
+        })
+    }
+}
+
+/// Settings changed in process context, and whether the interface is up.
+#[derive(Clone, Copy)]
+pub(crate) struct Config {
+    pub(crate) up: bool,
+    pub(crate) tx_ring: u32,
+    pub(crate) rx_ring: u32,
+    pub(crate) queues: usize,
+    pub(crate) advertise: Advertise,
+}
+
+/// The adapter (`struct igc_adapter`): everything the callbacks, handlers and work items share,
+/// grouped by concern. It is the network device's data (`Registration<Adapter>`).
+#[pin_data]
+pub(crate) struct Adapter {
+    // The device.
+    pub(crate) hw: Hw,
+    pub(crate) pdev: ARef<pci::Device>,
+    pub(crate) info: PartInfo,
+
+    // Settings changed in process context, and whether the interface is up.
+    #[pin]
+    pub(crate) cfg: Mutex<Config>,
+
+    // Interrupts: the vector layout probe found (see [`Adapter::mode`]).
+    pub(crate) mode: Atomic<u32>,
+    pub(crate) queue_vectors: Atomic<u32>,
+
+    // The datapath.
+    pub(crate) queues: KVec<Pin<KBox<QueuePair>>>,
+    /// The datapath runs: completed polls may re-enable their interrupt.
+    pub(crate) running: Atomic<bool>,
+    /// The link speed, for the PTP latencies; 0 while the link is down.
+    pub(crate) link_mbps: Atomic<u32>,
+
+    // Statistics (`stats.rs`).
+    #[pin]
+    pub(crate) hwstats: Mutex<stats::HwStats>,
+    /// A copy of `hwstats` for `ndo_get_stats64`, which may not sleep.
+    #[pin]
+    pub(crate) hwstats_copy: SpinLockIrq<stats::HwStats>,
+    pub(crate) tx_timeouts: Atomic<u64>,
+
+    // The watchdog and the reset (`watchdog.rs`).
+    pub(crate) watchdog_gen: Atomic<u64>,
+    /// The armed watchdog while the interface is up.
+    #[pin]
+    pub(crate) watchdog: Mutex<Option<Arc<Watchdog>>>,
+    /// The reset after a TX hang (`igc_reset_task`), from the end of probe until unbind takes
+    /// it out: nothing queues it after that.
+    #[pin]
+    pub(crate) reset_task: SpinLockIrq<Option<Arc<ResetTask>>>,
+
+    // The PTP clock and timestamping (`ptp.rs`).
+    #[pin]
+    pub(crate) ptp: ptp::Ptp,
+}
+
+impl Adapter {
+    /// The interrupt layout.
+    pub(crate) fn mode(&self) -> irq::Mode {
+        match self.mode.load(Relaxed) {
+            0 => irq::Mode::Single,
+            _ => irq::Mode::MsiX {
+                queue_vectors: self.queue_vectors.load(Relaxed) as usize,
+            },
+        }
+    }
+}

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The network device (`igc_main.c`): the `net_device_ops` (`igc_open`, `igc_close`,
+//! `igc_xmit_frame`, `igc_poll`, `igc_set_rx_mode`, ...), the way up and down (`igc_up`,
+//! `igc_down`, `igc_configure`) and the restart with new rings (`igc_reinit_locked`).
+//!
+//! The hardware timestamping ioctls are `igc_ptp_hwtstamp_get`/`_set` of `igc_ptp.c` in
+//! `ptp/hwtstamp.rs`, as igc's ndo table points into `igc_ptp.c`.
+
+use kernel::{
+    device,
+    net::{
+        dev::{
+            self, features, flags, Device, HwTstampConfig, McList, NapiPoll, Poll, Registration,
+            Stats64, Xmit,
+        },
+        skb::{CompletedTxSkb, RxSkb, TxSkb},
+    },
+    prelude::*,
+    sync::{atomic::Relaxed, Arc},
+    workqueue,
+};
+
+use crate::{
+    adapter::{Adapter, Config, MAX_QUEUES, MC_FILTERS},
+    batch::Batch,
+    irq,
+    regs::{bits, off},
+    rx::{self, RxRing},
+    tx::{self, TxRing},
+    watchdog::{next_watchdog, Watchdog},
+};
+
+/// The rings of the queue pairs, outside the queue pairs: allocated and not yet installed, or
+/// taken out at ifdown. A fixed array, so that moving rings in and out never allocates.
+pub(crate) type Rings = [Option<(TxRing, RxRing)>; MAX_QUEUES];
+
+/// Allocates the rings `cfg` asks for. Nothing is installed: on an error, what was allocated is
+/// freed here and the interface is untouched.
+fn alloc_rings(parent: &device::Device<device::Bound>, cfg: &Config) -> Result<Rings> {
+    let mut rings: Rings = [const { None }; MAX_QUEUES];
+    for (q, slot) in rings.iter_mut().enumerate().take(cfg.queues) {
+        let txr = TxRing::new(parent, q as u16, cfg.tx_ring)?;
+        let rxr = RxRing::new(parent, q as u16, cfg.rx_ring)?;
+        *slot = Some((txr, rxr));
+    }
+    Ok(rings)
+}
+
+/// Installs `rings` in the queue pairs; returns the rings they held.
+fn install_rings(net: &Registration<Adapter>, mut rings: Rings) -> Rings {
+    for (qp, slot) in net.queues.iter().zip(rings.iter_mut()) {
+        let (tx, rx) = match slot.take() {
+            Some((t, r)) => (Some(t), Some(r)),
+            None => (None, None),
+        };
+        // The interface is down: the TX queue lock and the disabled NAPI context are free.
+        let old_tx = net
+            .tx_queue_lock(qp.index)
+            .and_then(|mut t| core::mem::replace(&mut *t, tx));
+        let old_rx = net
+            .napi_off(usize::from(qp.index))
+            .and_then(|mut r| core::mem::replace(&mut *r, rx));
+        if let (Some(t), Some(r)) = (old_tx, old_rx) {
+            *slot = Some((t, r));
+        }
+    }
+    rings
+}
+
+/// Starts the interface with `rings` and the watchdog `wd` (`__igc_open` after its
+/// allocations): hardware programming, interrupts, NAPI, queues, watchdog. Cannot fail: the
+/// callers allocate everything first, so an error leaves the interface down and untouched, with
+/// nothing to undo (in particular no NAPI is disabled that was never enabled).
+pub(crate) fn up_with(
+    net: &Registration<Adapter>,
+    cfg: &mut Config,
+    rings: Rings,
+    wd: Arc<Watchdog>,
+) {
+    drop(install_rings(net, rings));
+    net.watchdog_gen.store(wd.gen, Relaxed);
+    start_hw(net, net.device(), cfg.queues);
+    cfg.up = true;
+    *net.watchdog.lock() = Some(wd.clone());
+    wd.enqueue();
+}
+
+/// Brings the interface up: rings for the configured queues and a watchdog, then [`up_with`].
+pub(crate) fn up(
+    net: &Registration<Adapter>,
+    parent: &device::Device<device::Bound>,
+    cfg: &mut Config,
+) -> Result {
+    let rings = alloc_rings(parent, cfg)?;
+    let wd = next_watchdog(net)?;
+    up_with(net, cfg, rings, wd);
+    Ok(())
+}
+
+/// Programs the hardware for rings that exist and starts the datapath.
+pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
+    let hw = &net.hw;
+    let mode = net.mode();
+    net.configure_mac(dev, nq);
+    for q in 0..nq {
+        if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
+            r.configure(hw);
+        }
+        // Disabled until `napi_enable` below.
+        if let Some(Some(r)) = net.napi_off(q).as_deref() {
+            r.configure(hw, net.ptp.rx_tstamp_on.load(Relaxed));
+        }
+    }
+    hw.set_bits(off::TCTL, bits::TCTL_EN);
+    irq::configure(hw, mode, nq);
+    net.running.store(true, Relaxed);
+    for i in 0..nq {
+        net.napi_enable(i);
+    }
+    // Causes that arrived while masked are dropped: the link is read below.
+    let _ = hw.rd(off::ICR);
+    irq::enable(hw, mode);
+    dev.tx_start_all_queues();
+    net.link_changed(dev);
+}
+
+/// Stops the datapath and the hardware; the rings stay allocated and are emptied.
+pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
+    let hw = &net.hw;
+    net.running.store(false, Relaxed);
+    dev.tx_disable();
+    hw.clear_bits(off::RCTL, bits::RCTL_EN);
+    irq::disable(hw, net.mode());
+    // Wait for handlers already running on other CPUs: none touches the carrier or re-enables
+    // a cause after this (`synchronize_irq` in `igc_irq_disable`).
+    net.pdev.synchronize_irqs();
+    for i in 0..nq {
+        net.napi_disable(i);
+    }
+    for q in 0..nq {
+        if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
+            r.disable(hw);
+        }
+        if let Some(Some(r)) = net.napi_off(q).as_deref() {
+            r.disable(hw);
+        }
+    }
+    hw.clear_bits(off::TCTL, bits::TCTL_EN);
+    hw.flush();
+    // Frames already in the FIFOs finish their DMA: 10 ms, as `igc_down` sleeps (a 9 KiB frame
+    // at 10 Mb/s takes 7.4 ms); only then are the buffers reset or freed.
+    kernel::time::delay::fsleep(kernel::time::Delta::from_millis(10));
+    dev.carrier_off();
+    for q in 0..nq {
+        if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref_mut() {
+            r.clear(dev);
+        }
+        if let Some(Some(r)) = net.napi_off(q).as_deref_mut() {
+            r.reset();
+        }
+    }
+}
+
+/// Brings the interface down (`__igc_close`) and returns its rings, stopped and emptied, for
+/// the caller to free or to bring back up.
+pub(crate) fn down(net: &Registration<Adapter>, cfg: &mut Config) -> Rings {
+    let dev = net.device();
+    net.watchdog_gen.fetch_add(1, Relaxed);
+    if let Some(w) = net.watchdog.lock().take() {
+        // The watchdog only try-locks `cfg`, so waiting for it here cannot deadlock.
+        workqueue::cancel_delayed_work_sync(&w);
+    }
+    stop_hw(net, dev, cfg.queues);
+    // A TX timestamp request cannot complete any more: free it.
+    let req = net.ptp.txts.lock().cancel(&net.hw);
+    drop(req);
+    cfg.up = false;
+    // Take the rings out under their locks, free them after: freeing coherent DMA memory (and
+    // unmapping pages) must not happen with interrupts disabled.
+    install_rings(net, [const { None }; MAX_QUEUES])
+}
+
+/// Restarts the interface with new settings, if it is up (`igc_set_ringparam`,
+/// `igc_set_channels`). Transactional: the new rings are allocated while the old ones still
+/// run, and on any error the interface keeps its old settings and rings, up as before.
+pub(crate) fn reconfigure(
+    net: &Registration<Adapter>,
+    parent: &device::Device<device::Bound>,
+    change: impl FnOnce(&mut Config),
+) -> Result {
+    let mut cfg = net.cfg.lock();
+    let old = *cfg;
+    let mut new = old;
+    change(&mut new);
+    if !cfg.up {
+        net.set_real_num_queues(new.queues as u32, new.queues as u32)?;
+        *cfg = new;
+        return Ok(());
+    }
+    let rings = alloc_rings(parent, &new)?;
+    let wd = next_watchdog(net)?;
+    let old_rings = down(net, &mut cfg);
+    let (rings, result) = match net.set_real_num_queues(new.queues as u32, new.queues as u32) {
+        Ok(()) => {
+            *cfg = Config { up: false, ..new };
+            drop(old_rings);
+            (rings, Ok(()))
+        }
+        Err(e) => {
+            // Back to the old settings and rings, which `down` kept.
+            let _ = net.set_real_num_queues(old.queues as u32, old.queues as u32);
+            drop(rings);
+            (old_rings, Err(e))
+        }
+    };
+    up_with(net, &mut cfg, rings, wd);
+    result
+}
+
+impl Adapter {
+    /// Programs the MAC for receive and transmit (`igc_configure`, `igc_setup_rctl`,
+    /// `igc_setup_tctl`, `igc_setup_mrqc`) for `queues` queue pairs.
+    pub(crate) fn configure_mac(&self, dev: &Device, queues: usize) {
+        let hw = &self.hw;
+        hw.set_rar0(&dev.addr());
+        hw.wr(
+            off::TCTL,
+            bits::TCTL_PSP | bits::TCTL_RTLC | bits::TCTL_CT_15,
+        );
+        // RSS: the key, and the 128-entry table spread over the queues.
+        const KEY: [u32; 10] = [
+            0xda565a6d, 0xc20e5b25, 0x3d256741, 0xb08fa343, 0xcb2bcad0, 0xb4307bae, 0xa32dcb77,
+            0x0cf23080, 0x3bb7426a, 0xfa01acbe,
+        ];
+        for (i, k) in KEY.iter().enumerate() {
+            hw.wr(off::rssrk(i), *k);
+        }
+        for r in 0..32 {
+            let mut v = 0u32;
+            for b in 0..4 {
+                let entry = r * 4 + b;
+                v |= ((entry * queues / 128) as u32) << (8 * b);
+            }
+            hw.wr(off::reta(r), v);
+        }
+        hw.wr(
+            off::RXCSUM,
+            bits::RXCSUM_PCSD | bits::RXCSUM_TUOFL | bits::RXCSUM_IPOFL,
+        );
+        let mrqc = bits::MRQC_RSS_FIELD_IPV4
+            | bits::MRQC_RSS_FIELD_IPV4_TCP
+            | bits::MRQC_RSS_FIELD_IPV6
+            | bits::MRQC_RSS_FIELD_IPV6_TCP
+            | bits::MRQC_RSS_FIELD_IPV6_TCP_EX
+            | if queues > 1 {
+                bits::MRQC_ENABLE_RSS_MQ
+            } else {
+                0
+            };
+        hw.wr(off::MRQC, mrqc);
+        hw.wr(off::RLPML, dev.mtu() + 14 + 4 + 4);
+        let mut addrs = [[0u8; 6]; MC_FILTERS];
+        let n = dev.mc_addrs(&mut addrs);
+        self.write_rx_mode(dev, &addrs, n);
+    }
+
+    /// Unicast/multicast promiscuity and the multicast hash table (`igc_set_rx_mode`,
+    /// `igc_hash_mc_addr`).
+    pub(crate) fn write_rx_mode(&self, dev: &Device, addrs: &[[u8; 6]; MC_FILTERS], n: usize) {
+        let hw = &self.hw;
+        let f = dev.flags();
+        let mut rctl = bits::RCTL_EN | bits::RCTL_BAM | bits::RCTL_SECRC | bits::RCTL_LPE;
+        if f & flags::PROMISC != 0 {
+            rctl |= bits::RCTL_UPE | bits::RCTL_MPE;
+        } else if f & flags::ALLMULTI != 0 || n > addrs.len() {
+            rctl |= bits::RCTL_MPE;
+        }
+        let mut mta = [0u32; 128];
+        for a in addrs.iter().take(n.min(addrs.len())) {
+            let hash = (u32::from(a[4]) >> 4 | u32::from(a[5]) << 4) & 0xFFF;
+            mta[(hash >> 5) as usize & 127] |= 1 << (hash & 0x1F);
+        }
+        for (i, v) in mta.iter().enumerate() {
+            hw.wr(off::mta(i), *v);
+        }
+        hw.wr(off::RCTL, rctl);
+    }
+}
+
+#[vtable]
+impl dev::Operations for Adapter {
+    type NapiData = Option<RxRing>;
+    type TxQueueData = Option<TxRing>;
+
+    fn open(net: &Registration<Self>, parent: &device::Device<device::Bound>) -> Result {
+        let mut cfg = net.cfg.lock();
+        // `up` leaves the interface untouched when it fails.
+        up(net, parent, &mut cfg)
+    }
+
+    fn stop(net: &Registration<Self>) -> Result {
+        let mut cfg = net.cfg.lock();
+        if cfg.up {
+            drop(down(net, &mut cfg));
+        }
+        Ok(())
+    }
+
+    fn start_xmit(
+        net: &Registration<Self>,
+        parent: &device::Device<device::Bound>,
+        queue: u16,
+        ring: &mut Option<TxRing>,
+        skb: TxSkb,
+    ) -> Xmit {
+        let Some(qp) = net.queues.get(usize::from(queue)) else {
+            return Xmit::Ok;
+        };
+        let Some(r) = ring else {
+            qp.txc.dropped.fetch_add(1, Relaxed);
+            return Xmit::Ok;
+        };
+        match r.xmit(&net.hw, net.device(), parent, &qp.txc, &**net, skb) {
+            Ok(()) => Xmit::Ok,
+            Err(skb) => Xmit::Busy(skb),
+        }
+    }
+
+    fn poll(
+        net: &Registration<Self>,
+        poll: &NapiPoll<'_>,
+        rx_ring: &mut Option<RxRing>,
+        index: usize,
+    ) -> Poll {
+        let Some(qp) = net.queues.get(index) else {
+            return Poll::Done(0);
+        };
+        let dev = net.device();
+        // The TX ring is under its queue's lock, held for the descriptor walk only, the RX ring
+        // this poll's own: transmitted skbs are freed, and received ones go up the stack, with
+        // no lock held (the stack may transmit from the receive path, and freeing may enable
+        // softirqs).
+        // Done when a pass ends with the ring empty before the per-poll limit.
+        let mut tx_done = false;
+        let mut cleaned = 0;
+        while cleaned < tx::CLEAN_LIMIT {
+            let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
+            let finished = match net.tx_queue_lock(qp.index).as_deref_mut() {
+                Some(Some(r)) => r.clean(dev, &qp.txc, net.running.load(Relaxed), &mut freed),
+                _ => true,
+            };
+            cleaned += freed.len();
+            for skb in freed.drain() {
+                poll.consume(skb);
+            }
+            if finished {
+                tx_done = true;
+                break;
+            }
+        }
+        // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked.
+        let mut rx_done = 0;
+        let budget = poll.budget();
+        while rx_done < budget {
+            let mut frames =
+                Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
+            let n = match rx_ring {
+                Some(r) => r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames),
+                None => 0,
+            };
+            for skb in frames.drain() {
+                poll.gro_receive(skb);
+            }
+            rx_done += n;
+            // Fewer frames than asked: the ring is empty.
+            if (n as usize) < frames.limit() {
+                break;
+            }
+        }
+        if !tx_done || rx_done >= budget {
+            Poll::Again
+        } else {
+            Poll::Done(rx_done)
+        }
+    }
+
+    /// `igc_features_check`: no checksum or segmentation offload for headers longer than the
+    /// context descriptor's MACLEN (7 bits) and IPLEN (9 bits) fields hold.
+    fn features_check(_net: &Registration<Self>, skb: &TxSkb, feats: u64) -> u64 {
+        let offloads = features::IP_CSUM | features::IPV6_CSUM | features::TSO | features::TSO6;
+        let mac = skb.network_offset();
+        let too_long = mac > tx::MAX_MAC_HDR_LEN
+            || skb
+                .checksum_start_offset()
+                .checked_sub(mac)
+                .is_some_and(|ip| ip > tx::MAX_NETWORK_HDR_LEN);
+        if too_long {
+            feats & !offloads
+        } else {
+            feats
+        }
+    }
+
+    fn napi_complete(net: &Registration<Self>, index: usize) {
+        if net.running.load(Relaxed) {
+            irq::enable_queue(&net.hw, net.mode(), index);
+        }
+    }
+
+    fn get_stats64(net: &Registration<Self>, stats: &mut Stats64) {
+        let s = stats.get_mut();
+        for q in net.queues.iter() {
+            s.rx_packets += q.rxc.packets.load(Relaxed);
+            s.rx_bytes += q.rxc.bytes.load(Relaxed);
+            s.tx_packets += q.txc.packets.load(Relaxed);
+            s.tx_bytes += q.txc.bytes.load(Relaxed);
+            s.tx_dropped += q.txc.dropped.load(Relaxed);
+            s.rx_errors += q.rxc.errors.load(Relaxed) + q.rxc.csum_err.load(Relaxed);
+            s.rx_dropped += q.rxc.alloc_failed.load(Relaxed);
+        }
+        let hw = *net.hwstats_copy.lock();
+        s.multicast = hw.mprc;
+        s.rx_crc_errors = hw.crcerrs;
+        s.rx_length_errors = hw.roc + hw.ruc;
+        s.rx_missed_errors = hw.mpc;
+        s.rx_errors += hw.crcerrs + hw.roc + hw.ruc;
+    }
+
+    fn set_rx_mode(net: &Registration<Self>, mc: &McList<'_>) {
+        let mut addrs = [[0u8; 6]; MC_FILTERS];
+        let n = mc.copy(&mut addrs);
+        net.write_rx_mode(net.device(), &addrs, n);
+    }
+
+    fn set_mac_address(net: &Registration<Self>, addr: &[u8; 6]) -> Result {
+        net.hw.set_rar0(addr);
+        Ok(())
+    }
+
+    fn change_mtu(
+        net: &Registration<Self>,
+        _parent: &device::Device<device::Bound>,
+        new_mtu: u32,
+    ) -> Result {
+        // Buffers are 2 KiB and frames are copied out of them, so any MTU up to the maximum
+        // (checked by the core) only needs the receive length limit.
+        net.hw.wr(off::RLPML, new_mtu + 14 + 4 + 4);
+        pr_info!(
+            "{}: changing MTU from {} to {}\n",
+            net.device().name(),
+            net.device().mtu(),
+            new_mtu
+        );
+        Ok(())
+    }
+
+    fn tx_timeout(net: &Registration<Self>, queue: u32) {
+        // `igc_tx_timeout`: count it and reset the adapter from process context.
+        net.tx_timeouts.fetch_add(1, Relaxed);
+        pr_warn!(
+            "{}: TX queue {} timed out, reset scheduled\n",
+            net.device().name(),
+            queue
+        );
+        net.schedule_reset();
+    }
+
+    fn hwtstamp_get(net: &Registration<Self>, cfg: &mut HwTstampConfig) -> Result {
+        net.hwtstamp_get(cfg)
+    }
+
+    fn hwtstamp_set(net: &Registration<Self>, cfg: &mut HwTstampConfig) -> Result {
+        net.hwtstamp_set(cfg)
+    }
+
+    fn set_features(_net: &Registration<Self>, _features: u64) -> Result {
+        // RX checksum and hash are applied per packet from the device's features.
+        Ok(())
+    }
+}

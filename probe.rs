@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Probe and unbind (`igc_main.c`: `igc_probe`, `igc_remove`) and the PCI IDs of every
+//! I225/I226 part (`igc_pci_tbl`, `igc_hw.h`).
+
+use kernel::{
+    device::{self, Core},
+    io::Io,
+    net::dev::{self, features, Registration},
+    new_mutex, new_spinlock_irq, pci,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
+    workqueue,
+};
+
+use crate::{
+    adapter::{Adapter, Config, QueuePair, DEFAULT_RING, MAX_MTU, MAX_QUEUES},
+    hw::Hw,
+    irq,
+    phy::Advertise,
+    ptp, regs,
+    regs::{bits, off},
+    stats,
+    watchdog::ResetTask,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Family {
+    I225,
+    I226,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PartInfo {
+    pub(crate) name: &'static str,
+    pub(crate) family: Family,
+}
+
+const fn part(name: &'static str, family: Family) -> PartInfo {
+    PartInfo { name, family }
+}
+
+kernel::pci_device_table!(
+    PCI_TABLE,
+    <RigcDriver as pci::Driver>::IdInfo,
+    [
+        (intel(0x15F2), part("I225-LM", Family::I225)),
+        (intel(0x15F3), part("I225-V", Family::I225)),
+        (intel(0x15F8), part("I225-I", Family::I225)),
+        (intel(0x15F7), part("I220-V", Family::Other)),
+        (intel(0x3100), part("I225-K", Family::I225)),
+        (intel(0x3101), part("I225-K2", Family::I225)),
+        (intel(0x3102), part("I226-K", Family::I226)),
+        (intel(0x5502), part("I225-LMvP", Family::I225)),
+        (intel(0x5503), part("I226-LMvP", Family::Other)),
+        (intel(0x0D9F), part("I225-IT", Family::I225)),
+        (intel(0x125B), part("I226-LM", Family::I226)),
+        (intel(0x125C), part("I226-V", Family::I226)),
+        (intel(0x125D), part("I226-IT", Family::I226)),
+        (intel(0x125E), part("I221-V", Family::Other)),
+        (intel(0x125F), part("I226 (blank NVM)", Family::Other)),
+        (intel(0x15FD), part("I225 (blank NVM)", Family::Other)),
+    ]
+);
+
+const fn intel(device: u32) -> pci::DeviceId {
+    pci::DeviceId::from_id(pci::Vendor::INTEL, device)
+}
+
+/// The PCI driver's data: the network device is owned by the device (devres), so this only
+/// keeps what unbind logs.
+pub(crate) struct Rigc {
+    info: PartInfo,
+    net: Arc<Registration<Adapter>>,
+}
+
+pub(crate) struct RigcDriver;
+
+impl pci::Driver for RigcDriver {
+    type IdInfo = PartInfo;
+    type Data<'bound> = Rigc;
+
+    const ID_TABLE: pci::IdTable<Self::IdInfo> = &PCI_TABLE;
+
+    fn probe<'bound>(
+        pdev: &'bound pci::Device<Core<'_>>,
+        info: Option<&'bound Self::IdInfo>,
+    ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
+        let info = *info.ok_or(ENODEV)?;
+
+        pdev.enable_device_mem()?;
+        pdev.set_master();
+        let bar = pdev.iomap_region_sized::<{ regs::BAR0_SIZE }>(0, c"rigc")?;
+
+        if bar.read(regs::CTRL).into_raw() == u32::MAX {
+            dev_err!(pdev, "device does not respond (CTRL reads all ones)\n");
+            return Err(ENODEV);
+        }
+        let eecd = bar.read(regs::EECD);
+        if eecd.into_raw() == u32::MAX {
+            dev_err!(pdev, "NVM control register reads all ones\n");
+            return Err(ENXIO);
+        }
+
+        irq::mask_all(&bar, u32::MAX);
+        irq::clear_causes(&bar);
+
+        let status = bar.read(regs::STATUS);
+        dev_info!(
+            pdev,
+            "Intel(R) {} ({:?} family), rev {:#x}, port {}, NVM {} words{}\n",
+            info.name,
+            info.family,
+            pdev.revision_id(),
+            u32::from(status.func()),
+            eecd.nvm_word_size(),
+            if eecd.flash_detected() { ", flash" } else { "" }
+        );
+        dev_info!(pdev, "PHC time at probe: {}\n", ptp::read_systim(&bar));
+
+        let hw = Hw::new(bar.into_devres()?);
+        if let Err(e) = hw.reset() {
+            dev_err!(pdev, "MAC reset did not complete ({:?})\n", e);
+            return Err(e);
+        }
+        let mac = hw.read_mac();
+        if !dev::is_valid_ether_addr(&mac) {
+            dev_err!(pdev, "invalid MAC address in the NVM\n");
+            return Err(EIO);
+        }
+        // Tell the firmware the driver is loaded (`igc_get_hw_control`), bring the link up and
+        // advertise every speed (`igc_setup_link`).
+        hw.set_bits(off::CTRL_EXT, bits::CTRL_EXT_DRV_LOAD);
+        hw.set_bits(off::CTRL, bits::CTRL_SLU);
+        if let Err(e) = hw.advertise(Advertise::ALL) {
+            dev_err!(pdev, "PHY setup failed ({:?})\n", e);
+            return Err(e);
+        }
+        match hw.link() {
+            Some(l) => dev_info!(
+                pdev,
+                "link up: {} Mbps {} duplex\n",
+                l.mbps,
+                if l.full_duplex { "full" } else { "half" }
+            ),
+            None => dev_info!(pdev, "link down\n"),
+        }
+
+        // Test-only switches of the TX timestamp slot (see `ptp.rs`).
+        let txts_set = crate::module_parameters::test_txts_set.value().clamp(0, 3) as usize;
+        let txts_workaround = !crate::module_parameters::test_no_txstmph0_workaround.value();
+        if txts_set != 0 || !txts_workaround {
+            dev_warn!(
+                pdev,
+                "test mode: TX timestamps in register set {}, TXSTMPH_0 workaround {}\n",
+                txts_set,
+                if txts_workaround { "on" } else { "off" }
+            );
+        }
+
+        let pdev_ref: ARef<pci::Device> = ARef::from(&**pdev);
+        let mut queues = KVec::with_capacity(MAX_QUEUES, GFP_KERNEL)?;
+        for i in 0..MAX_QUEUES {
+            queues.push(
+                KBox::pin_init(QueuePair::new(i as u16), GFP_KERNEL)?,
+                GFP_KERNEL,
+            )?;
+        }
+        let data = try_pin_init!(Adapter {
+            hw,
+            pdev: pdev_ref,
+            info,
+            queues,
+            cfg <- new_mutex!(Config {
+                up: false,
+                tx_ring: DEFAULT_RING,
+                rx_ring: DEFAULT_RING,
+                queues: MAX_QUEUES,
+                advertise: Advertise::ALL,
+            }),
+            mode: Atomic::new(0),
+            queue_vectors: Atomic::new(0),
+            hwstats <- new_mutex!(stats::HwStats::default()),
+            hwstats_copy <- new_spinlock_irq!(stats::HwStats::default()),
+            watchdog_gen: Atomic::new(0),
+            watchdog <- new_mutex!(None),
+            running: Atomic::new(false),
+            tx_timeouts: Atomic::new(0),
+            reset_task <- new_spinlock_irq!(None, "rigc_reset_task"),
+            link_mbps: Atomic::new(0),
+            ptp <- ptp::Ptp::new(txts_set, txts_workaround),
+        }? Error);
+        let opts = dev::Options {
+            tx_queues: MAX_QUEUES as u32,
+            rx_queues: MAX_QUEUES as u32,
+            napis: MAX_QUEUES,
+            mac,
+            hw_features: features::SG
+                | features::IP_CSUM
+                | features::IPV6_CSUM
+                | features::TSO
+                | features::TSO6
+                | features::RXCSUM
+                | features::RXHASH,
+            features: features::SG
+                | features::IP_CSUM
+                | features::IPV6_CSUM
+                | features::TSO
+                | features::TSO6
+                | features::RXCSUM
+                | features::RXHASH
+                | features::HIGHDMA,
+            max_mtu: MAX_MTU,
+        };
+        let parent: &device::Device<device::Bound> = pdev.as_ref();
+        let net = Registration::register(parent, opts, data, |net| {
+            // MSI-X: the other vector and one per queue pair; else one MSI or INTx vector.
+            let (n, kind) = pdev.register_irq_handlers(
+                1,
+                (MAX_QUEUES + 1) as u32,
+                pci::IrqTypes::all(),
+                c"rigc",
+                |i, n, kind| {
+                    let k = match kind {
+                        pci::IrqType::MsiX if n > 1 => {
+                            if i == 0 {
+                                irq::Kind::Other
+                            } else {
+                                irq::Kind::Queue(i - 1)
+                            }
+                        }
+                        _ => irq::Kind::Single,
+                    };
+                    Ok(irq::Handler {
+                        net: net.clone(),
+                        kind: k,
+                    })
+                },
+            )?;
+            let queues = if matches!(kind, pci::IrqType::MsiX) && n > 1 {
+                net.queue_vectors.store((n - 1) as u32, Relaxed);
+                net.mode.store(1, Relaxed);
+                n - 1
+            } else {
+                1
+            };
+            net.cfg.lock().queues = queues;
+            net.set_real_num_queues(queues as u32, queues as u32)?;
+            // The PTP clock (`igc_ptp_init`, `igc_ptp_reset`).
+            net.ptp_reset();
+            let index = kernel::ptp::Registration::register(
+                parent,
+                &<crate::LocalModule as kernel::ModuleMetadata>::THIS_MODULE,
+                c"rigc",
+                ptp::MAX_ADJ_PPB,
+                ptp::PtpClock::new(net.clone()),
+            )?;
+            net.ptp.phc_index.store(index, Relaxed);
+            dev_info!(
+                pdev,
+                "{} queue pair(s), {} interrupt vector(s) ({:?})\n",
+                queues,
+                n,
+                kind
+            );
+            Ok(())
+        })?;
+        dev_info!(
+            pdev,
+            "{}: Intel(R) {} registered, MAC {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}\n",
+            net.device().name(),
+            info.name,
+            mac[0],
+            mac[1],
+            mac[2],
+            mac[3],
+            mac[4],
+            mac[5]
+        );
+        // Only now, with nothing left to fail: the task holds the registration, and unbind is
+        // what takes it out again.
+        *net.reset_task.lock() = Some(ResetTask::new(net.clone())?);
+        Ok(Rigc { info, net })
+    }
+
+    fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
+        dev_info!(pdev, "unbinding {}\n", this.info.name);
+        // Nothing queues the reset after this; wait for one that is queued or running. The
+        // RTNL is not held here (the unregistration comes after), so waiting cannot deadlock.
+        let task = this.net.reset_task.lock().take();
+        if let Some(task) = task {
+            workqueue::cancel_work_sync(&task);
+        }
+    }
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The watchdog and the reset (`igc_main.c`): `igc_watchdog_task` every two seconds (link,
+//! statistics, TX timestamp timeout, TX recovery after a link loss) and `igc_reset_task`
+//! after a TX hang.
+
+use kernel::{
+    net::{dev::Registration, rtnl},
+    new_delayed_work, new_work,
+    prelude::*,
+    sync::{atomic::Relaxed, Arc},
+    time::{msecs_to_jiffies, Instant, Monotonic},
+    workqueue::{self, DelayedWork, Work},
+};
+
+use crate::{
+    adapter::{Adapter, WATCHDOG_MS},
+    netdev::{down, up_with},
+    ptp,
+    regs::{bits, off},
+};
+
+/// The 2-second watchdog (`igc_watchdog_task`): link state, statistics, TX hang recovery.
+#[pin_data]
+pub(crate) struct Watchdog {
+    net: Arc<Registration<Adapter>>,
+    pub(crate) gen: u64,
+    #[pin]
+    work: DelayedWork<Watchdog>,
+}
+
+kernel::impl_has_delayed_work! {
+    impl HasDelayedWork<Self> for Watchdog { self.work }
+}
+
+impl Watchdog {
+    /// A watchdog for generation `gen`, not yet queued.
+    pub(crate) fn new(net: Arc<Registration<Adapter>>, gen: u64) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Watchdog {
+                net,
+                gen,
+                work <- new_delayed_work!("rigc_watchdog"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Queues the first round.
+    pub(crate) fn enqueue(self: Arc<Self>) {
+        let _ = workqueue::system_power_efficient()
+            .enqueue_delayed(self, msecs_to_jiffies(WATCHDOG_MS));
+    }
+}
+
+impl workqueue::WorkItem for Watchdog {
+    type Pointer = Arc<Watchdog>;
+
+    fn run(this: Arc<Watchdog>) {
+        let net = &*this.net;
+        if net.watchdog_gen.load(Relaxed) != this.gen {
+            return;
+        }
+        if net.hw.removed() {
+            // The device vanished (`igc_rd32`): detach the interface, so the stack stops
+            // transmitting, and touch nothing any more. Unbinding frees the rest.
+            net.device().detach();
+            net.device().carrier_off();
+            return;
+        }
+        net.link_changed(net.device());
+        let _ = net.update_stats();
+        let expired = net
+            .ptp
+            .txts
+            .lock()
+            .expire(&net.hw, net.now_ns(), ptp::TX_TIMEOUT_NS);
+        if let Some(req) = expired {
+            drop(req);
+            pr_warn!("{}: Tx timestamp timeout\n", net.device().name());
+        }
+        if !net.device().carrier_ok() && tx_pending(net) {
+            // The link is gone with packets still on a TX ring: the MAC stopped its DMA and
+            // they will never complete. Reset to flush them (`igc_watchdog_task`).
+            net.tx_timeouts.fetch_add(1, Relaxed);
+            net.schedule_reset();
+        }
+        if net.watchdog_gen.load(Relaxed) == this.gen {
+            let _ = workqueue::system_power_efficient()
+                .enqueue_delayed(this, msecs_to_jiffies(WATCHDOG_MS));
+        }
+    }
+}
+
+/// Returns whether a TX ring holds packets the hardware has not completed.
+pub(crate) fn tx_pending(net: &Registration<Adapter>) -> bool {
+    (0..net.queues.len() as u16).any(|q| {
+        net.tx_queue_lock(q)
+            .is_some_and(|t| t.as_ref().is_some_and(|r| r.pending()))
+    })
+}
+
+/// A watchdog for the next generation, allocated ahead of bringing the interface up.
+pub(crate) fn next_watchdog(net: &Registration<Adapter>) -> Result<Arc<Watchdog>> {
+    Watchdog::new(net.arc(), net.watchdog_gen.load(Relaxed) + 1)
+}
+
+/// The reset after a TX hang (`igc_reset_task`), queued by `ndo_tx_timeout` and by the watchdog.
+#[pin_data]
+pub(crate) struct ResetTask {
+    net: Arc<Registration<Adapter>>,
+    #[pin]
+    work: Work<ResetTask>,
+}
+
+kernel::impl_has_work! {
+    impl HasWork<Self> for ResetTask { self.work }
+}
+
+impl ResetTask {
+    pub(crate) fn new(net: Arc<Registration<Adapter>>) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(ResetTask {
+                net,
+                work <- new_work!("rigc_reset_task"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+}
+
+impl workqueue::WorkItem for ResetTask {
+    type Pointer = Arc<ResetTask>;
+
+    fn run(this: Arc<ResetTask>) {
+        reset_after_hang(&this.net);
+    }
+}
+
+/// Resets the adapter (`igc_reinit_locked`: `igc_down`, `igc_reset`, `igc_up`) under the RTNL,
+/// so that no ndo or ethtool operation runs beside it. The rings are kept: they are emptied by
+/// the way down, and the packets they held are dropped.
+fn reset_after_hang(net: &Registration<Adapter>) {
+    let _rtnl = rtnl::lock();
+    let mut cfg = net.cfg.lock();
+    // Down, or gone: nothing to reset.
+    if !cfg.up || net.hw.removed() {
+        return;
+    }
+    let dev = net.device();
+    // Allocated first, so that a failure leaves the interface as it was (the next TX timeout
+    // or watchdog round asks again).
+    let Ok(wd) = next_watchdog(net) else {
+        pr_err!("{}: no memory to reset the adapter\n", dev.name());
+        return;
+    };
+    pr_err!("{}: Reset adapter\n", dev.name());
+    // `igc_ptp_time_save`.
+    let saved = net.systim_read(None).as_nanos();
+    let since = Instant::<Monotonic>::now();
+    let rings = down(net, &mut cfg);
+    if let Err(e) = net.hw.reset() {
+        pr_err!("{}: MAC reset did not complete ({:?})\n", dev.name(), e);
+    }
+    // `igc_reset` after `reset_hw`: the driver owns the device, link up, the advertisement.
+    net.hw.set_bits(off::CTRL_EXT, bits::CTRL_EXT_DRV_LOAD);
+    net.hw.set_bits(off::CTRL, bits::CTRL_SLU);
+    if let Err(e) = net.hw.advertise(cfg.advertise) {
+        pr_err!("{}: PHY setup failed ({:?})\n", dev.name(), e);
+    }
+    net.ptp_restore(saved, since, cfg.queues);
+    up_with(net, &mut cfg, rings, wd);
+}
+
+impl Adapter {
+    /// Queues the reset after a TX hang, unless unbind has begun. Any context.
+    pub(crate) fn schedule_reset(&self) {
+        if let Some(task) = self.reset_task.lock().as_ref() {
+            // Already queued: that reset will do.
+            let _ = workqueue::system().enqueue(task.clone());
+        }
+    }
+}
