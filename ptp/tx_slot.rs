@@ -251,8 +251,8 @@ impl tx::TxTstamp for Adapter {
 #[cfg(CONFIG_RIGC_KUNIT_TEST)]
 #[kernel::prelude::kunit_tests(rigc_ptp_tx_slot)]
 mod tests {
-    use crate::ptp::TX_TIMEOUT_NS;
     use super::*;
+    use crate::ptp::TX_TIMEOUT_NS;
     use core::cell::Cell;
 
     /// A fake TX timestamp block that behaves as the I225 does, erratum included: TXSTMPH_0
