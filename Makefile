@@ -14,7 +14,7 @@ else
 # with the kernel tree and QEMU, see README.md); the kernel build itself is
 # always done by kbuild inside it.
 
-.PHONY: all run test kernel kunit check clean-cache
+.PHONY: all run test kernel kunit
 
 all: kernel
 
@@ -29,8 +29,5 @@ kernel:
 
 kunit:
 	./lab/kunit
-
-check:
-	./lab/check
 
 endif

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::dma::DmaMap;
-use crate::irq::IrqLines;
+use crate::irq_lines::IrqLines;
 use crate::mac::{Mac, MacConfig};
 use crate::pci_config::{command, ConfigSpace, CONFIG_SIZE, MSIX_PBA_OFFSET};
 use crate::ptp::TimeSource;
@@ -211,7 +211,7 @@ impl Device {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::irq::{tests::Probe, Notifier, INDEX_MSIX};
+    use crate::irq_lines::{tests::Probe, Notifier, INDEX_MSIX};
     use crate::ptp::{PtpConfig, VirtualClock};
     use crate::regs;
 
@@ -258,7 +258,7 @@ mod tests {
         w32(&mut d, regs::EICS, 0b1_0000);
         assert_eq!(probes[4].hits(), 1);
         // PBA reflects a masked vector's pending message.
-        d.irqs.action(INDEX_MSIX, 1, &[true], crate::irq::IrqAction::Mask, false);
+        d.irqs.action(INDEX_MSIX, 1, &[true], crate::irq_lines::IrqAction::Mask, false);
         w32(&mut d, regs::EICS, 0b10);
         let mut pba = [0u8; 8];
         d.read(REGION_BAR3, MSIX_PBA_OFFSET, &mut pba).unwrap();
@@ -282,12 +282,12 @@ mod tests {
         assert_eq!(probes[2].hits(), 1, "held by EITR(2)");
         assert_eq!(d.mac.next_irq_deadline(), Some(49_000));
         // The client masks the vector; the deferred message becomes pending.
-        d.irqs.action(INDEX_MSIX, 2, &[true], crate::irq::IrqAction::Mask, false);
+        d.irqs.action(INDEX_MSIX, 2, &[true], crate::irq_lines::IrqAction::Mask, false);
         clock.advance(49_000);
         d.deliver_irqs();
         assert_eq!(probes[2].hits(), 1);
         assert_eq!(d.irqs.msix_pending(), 1 << 2);
-        d.irqs.action(INDEX_MSIX, 2, &[true], crate::irq::IrqAction::Unmask, false);
+        d.irqs.action(INDEX_MSIX, 2, &[true], crate::irq_lines::IrqAction::Unmask, false);
         assert_eq!(probes[2].hits(), 2);
         assert_eq!(d.irqs.msix_pending(), 0);
     }

@@ -5,10 +5,11 @@
 //! driver) can probe it, bring up a link, move traffic and timestamp it.
 //!
 //! Layers, bottom up:
-//! * register semantics, independent of any transport: [`mac`] (BAR0) with
-//!   [`phy`], [`nvm`], [`intr`], [`stats`], [`ptp`], [`tx`] and [`rx`];
+//! * register semantics, independent of any transport: [`mac`] (BAR0, with
+//!   its transmit and receive units [`mac::tx`] and [`mac::rx`]) with
+//!   [`phy`], [`nvm`], [`interrupts`], [`stats`] and [`ptp`];
 //! * [`pci_config`] and [`device`]: one PCI function (regions, reset,
-//!   guest memory in [`dma`], interrupt lines in [`irq`]);
+//!   guest memory in [`dma`], interrupt lines in [`irq_lines`]);
 //! * [`port`] and [`wire`]: a device with its worker thread, cabled to a
 //!   second port, or to a host TAP device ([`tap`]);
 //! * [`vfio_user`]: the protocol server; [`control`]: the control socket.
@@ -17,20 +18,18 @@ pub mod cli;
 pub mod control;
 pub mod device;
 pub mod dma;
-pub mod intr;
-pub mod irq;
+pub mod interrupts;
+pub mod irq_lines;
 pub mod logger;
 pub mod mac;
-pub mod net;
 pub mod nvm;
+pub mod packet;
 pub mod pci_config;
 pub mod phy;
 pub mod port;
 pub mod ptp;
 pub mod regs;
-pub mod rx;
 pub mod stats;
 pub mod tap;
-pub mod tx;
 pub mod vfio_user;
 pub mod wire;

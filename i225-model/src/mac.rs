@@ -2,19 +2,22 @@
 
 //! The BAR0 register file of one i225 port: reset and link behaviour, the
 //! NVM and PHY access registers, semaphores, interrupts, statistics, PTP and
-//! the queue registers. TX and RX processing live in `tx.rs` and `rx.rs` as
-//! further `impl Mac` blocks.
+//! the queue registers. TX and RX processing are its children [`tx`] and
+//! [`rx`], further `impl Mac` blocks.
 //!
 //! Everything here is independent of the transport: a `Mac` is driven by
 //! `read32`/`write32`, `receive` (a frame from the wire) and `tick`, and
 //! reports interrupt messages (`take_signals`) and outgoing frames
 //! (`take_outbox`).
 
+pub mod rx;
+pub mod tx;
+
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::dma::GuestMemory;
-use crate::intr::{Interrupts, Signals};
+use crate::interrupts::{Interrupts, Signals};
 use crate::nvm::Nvm;
 use crate::phy::{Abilities, Link, Partner, Phy, Speed};
 use crate::ptp::{Ptp, PtpConfig, TimeSource};
@@ -55,14 +58,14 @@ pub struct QueueCounters {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TxQueueState {
     /// Context descriptors by index (the driver uses index 0).
-    pub ctx: [crate::tx::TxContext; 2],
+    pub ctx: [tx::TxContext; 2],
 }
 
 /// A frame waiting in the RX packet buffer for descriptors.
 #[derive(Clone, Debug)]
 pub(crate) struct PendingRx {
     pub queue: usize,
-    pub frame: crate::rx::RxFrame,
+    pub frame: rx::RxFrame,
 }
 
 pub struct Mac {

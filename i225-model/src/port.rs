@@ -139,7 +139,7 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::irq::{tests::Probe, Notifier, INDEX_MSIX};
+    use crate::irq_lines::{tests::Probe, Notifier, INDEX_MSIX};
     use crate::phy::Abilities;
     use crate::ptp::{PtpConfig, VirtualClock};
     use crate::regs;

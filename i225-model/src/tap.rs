@@ -23,7 +23,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crate::net::ETH_ZLEN;
+use crate::packet::ETH_ZLEN;
 use crate::phy::{Abilities, Partner};
 use crate::ptp::TimeSource;
 use crate::wire::{FarEnd, Frame, PortEvent};

@@ -11,22 +11,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod common;
+
+use common::{wait_for, Sockets};
 use i225_model::control;
-use i225_model::mac::MacConfig;
-use i225_model::phy::Abilities;
 use i225_model::port::Port;
-use i225_model::ptp::{HostClock, PtpConfig};
 use i225_model::regs;
-use i225_model::wire::Wire;
-
-/// The socket path, removed when the test ends.
-struct SocketPath(PathBuf);
-
-impl Drop for SocketPath {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 struct Session {
     out: UnixStream,
@@ -48,28 +38,13 @@ impl Session {
     }
 }
 
-fn start() -> (Vec<Arc<Port>>, SocketPath) {
-    let wire = Wire::new(2, 50, Abilities::ALL);
-    let ports: Vec<_> = (0..2)
-        .map(|i| {
-            let cfg = MacConfig { mac_addr: [2, 0x1a, 0x25, 0, 0, i as u8 + 1], ptp: PtpConfig::default() };
-            Port::spawn(format!("ctl{i}"), i, 0x15F3, cfg, Arc::new(HostClock), &wire).0
-        })
-        .collect();
-    let path = std::env::temp_dir().join(format!("i225-model-test-{}-control.sock", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+fn start() -> (Vec<Arc<Port>>, Sockets) {
+    let ports = common::cabled_ports(2, "ctl");
+    let path = common::socket_path("control");
     let listener = UnixListener::bind(&path).unwrap();
     let served = ports.clone();
     std::thread::spawn(move || control::serve(listener, served));
-    (ports, SocketPath(path))
-}
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    (ports, Sockets(vec![path]))
 }
 
 fn link_up(p: &Port) -> bool {
@@ -79,7 +54,7 @@ fn link_up(p: &Port) -> bool {
 #[test]
 fn control_socket_commands() {
     let (ports, path) = start();
-    let mut s = Session::connect(&path.0);
+    let mut s = Session::connect(&path[0]);
     wait_for("link on both ports", || ports.iter().all(|p| link_up(p)));
 
     let status = s.ask("status");

@@ -10,6 +10,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::wait_for;
 use i225_model::dma::GuestMemory;
 use i225_model::mac::MacConfig;
 use i225_model::phy::Abilities;
@@ -35,14 +38,6 @@ const RX_DESCS: u64 = 8;
 
 fn skip(why: impl std::fmt::Display) {
     eprintln!("NOTE: real TAP test skipped: {why}");
-}
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 fn frame(dst: [u8; 6], src: [u8; 6], ethertype: u16, payload: &[u8]) -> Vec<u8> {
@@ -110,13 +105,7 @@ impl PacketSocket {
 }
 
 fn memfd(size: u64) -> OwnedFd {
-    // SAFETY: plain syscalls creating a descriptor we own.
-    unsafe {
-        let fd = libc::memfd_create(c"tap-test-ram".as_ptr(), 0);
-        assert!(fd >= 0);
-        assert_eq!(libc::ftruncate(fd, size as libc::off_t), 0);
-        OwnedFd::from_raw_fd(fd)
-    }
+    common::memfd(c"tap-test-ram", size)
 }
 
 fn carrier() -> String {

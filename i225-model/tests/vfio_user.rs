@@ -6,55 +6,23 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use i225_model::mac::MacConfig;
-use i225_model::phy::Abilities;
-use i225_model::port::Port;
-use i225_model::ptp::{HostClock, PtpConfig};
+mod common;
+
+use common::{wait_for, Sockets, MAC0, MAC1};
 use i225_model::regs;
 use i225_model::vfio_user::proto::{command, flags, Builder, Header};
 use i225_model::vfio_user::{self, socket};
-use i225_model::wire::Wire;
-
-const MAC0: [u8; 6] = [0x02, 0x1a, 0x25, 0, 0, 1];
-const MAC1: [u8; 6] = [0x02, 0x1a, 0x25, 0, 0, 2];
-
-fn socket_path(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    std::env::temp_dir().join(format!("i225-model-test-{}-{tag}-{n}.sock", std::process::id()))
-}
-
-/// Socket paths of a test's ports, removed when the test ends.
-struct Sockets(Vec<PathBuf>);
-
-impl std::ops::Deref for Sockets {
-    type Target = [PathBuf];
-    fn deref(&self) -> &[PathBuf] {
-        &self.0
-    }
-}
-
-impl Drop for Sockets {
-    fn drop(&mut self) {
-        for p in &self.0 {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
 
 /// Starts `n` ports cabled together, each served on its own socket.
 fn start(n: usize) -> Sockets {
-    let wire = Wire::new(n, 50, Abilities::ALL);
-    let paths = (0..n)
-        .map(|i| {
-            let path = socket_path(&format!("p{i}"));
+    let paths = common::cabled_ports(n, "test")
+        .into_iter()
+        .enumerate()
+        .map(|(i, port)| {
+            let path = common::socket_path(&format!("p{i}"));
             let listener = vfio_user::bind(&path).unwrap();
-            let cfg = MacConfig { mac_addr: [MAC0, MAC1][i], ptp: PtpConfig::default() };
-            let (port, _) = Port::spawn(format!("test{i}"), i, 0x15F3, cfg, Arc::new(HostClock), &wire);
             std::thread::spawn(move || vfio_user::serve(listener, port));
             path
         })
@@ -143,13 +111,17 @@ impl GuestRam {
     fn new(size: usize) -> GuestRam {
         // SAFETY: plain syscalls; the mapping lives as long as GuestRam.
         unsafe {
-            let fd = libc::memfd_create(c"guest-ram".as_ptr(), 0);
-            assert!(fd >= 0);
-            assert_eq!(libc::ftruncate(fd, size as libc::off_t), 0);
-            let base =
-                libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0);
+            let fd = common::memfd(c"guest-ram", size as u64);
+            let base = libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            );
             assert_ne!(base, libc::MAP_FAILED);
-            GuestRam { fd: OwnedFd::from_raw_fd(fd), base: base.cast(), size }
+            GuestRam { fd, base: base.cast(), size }
         }
     }
 
@@ -194,14 +166,6 @@ fn eventfd_count(fd: &OwnedFd) -> u64 {
         v
     } else {
         0
-    }
-}
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::device::{self, Device, NUM_REGIONS};
-use crate::irq::{EventFd, IrqAction, IrqLines, Notifier, NUM_INDEXES};
+use crate::irq_lines::{EventFd, IrqAction, IrqLines, Notifier, NUM_INDEXES};
 use crate::port::Port;
 use proto::{command, flags, Builder, Header, Payload};
 use socket::Message;
@@ -291,7 +291,7 @@ fn region_info(p: Payload) -> Reply {
 }
 
 fn irq_info(p: Payload) -> Reply {
-    use crate::irq::{INDEX_INTX, INDEX_MSI, INDEX_MSIX};
+    use crate::irq_lines::{INDEX_INTX, INDEX_MSI, INDEX_MSIX};
     use proto::irq_info::*;
     let index = p.u32(8).ok_or(libc::EINVAL)?;
     let fl = match index {

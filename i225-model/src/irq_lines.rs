@@ -12,7 +12,7 @@
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 
-use crate::intr::Signals;
+use crate::interrupts::Signals;
 use crate::regs::NUM_MSIX_VECTORS;
 
 pub const INDEX_INTX: u32 = 0;

@@ -7,10 +7,10 @@
 //! A packet is only consumed once its EOP descriptor is below TDT; TDH then
 //! moves past it and every descriptor of it with RS gets DD written back.
 
+use super::Mac;
 use crate::dma::GuestMemory;
-use crate::intr::QueueDir;
-use crate::mac::Mac;
-use crate::net::{self, ETH_ZLEN, FCS_LEN};
+use crate::interrupts::QueueDir;
+use crate::packet::{self, ETH_ZLEN, FCS_LEN};
 use crate::regs::{self, icr, qctl, tctl, txq};
 use crate::stats;
 use crate::wire::Frame;
@@ -331,8 +331,8 @@ fn ipv4_header_checksum(f: &mut [u8], off: usize, len: usize) {
         return;
     }
     if let Some(h) = f.get(off..off + len) {
-        let c = net::checksum(h, 0);
-        net::put_be16(f, off + 10, c);
+        let c = packet::checksum(h, 0);
+        packet::put_be16(f, off + 10, c);
     }
 }
 
@@ -347,16 +347,16 @@ fn l4_checksum(f: &mut [u8], l4: usize, kind: L4Kind, extra_len: usize) {
     match kind {
         L4Kind::Sctp => {
             f[field..field + 4].fill(0);
-            let crc = net::crc32c(&f[l4..]);
+            let crc = packet::crc32c(&f[l4..]);
             f[field..field + 4].copy_from_slice(&crc.to_le_bytes());
         }
         L4Kind::Tcp | L4Kind::Udp => {
-            let sum = net::sum16(&f[l4..], extra_len as u32);
-            let mut c = !net::fold(sum);
+            let sum = packet::sum16(&f[l4..], extra_len as u32);
+            let mut c = !packet::fold(sum);
             if kind == L4Kind::Udp && c == 0 {
                 c = 0xFFFF;
             }
-            net::put_be16(f, field, c);
+            packet::put_be16(f, field, c);
         }
     }
 }
@@ -375,8 +375,7 @@ fn segment(data: &[u8], ctx: &TxContext) -> Vec<Vec<u8>> {
         L4Kind::Udp => 8,
         L4Kind::Sctp => usize::MAX,
     };
-    if maclen < 14 || iplen < min_ip || (kind == L4Kind::Tcp && l4len < min_l4) || kind == L4Kind::Sctp
-    {
+    if maclen < 14 || iplen < min_ip || (kind == L4Kind::Tcp && l4len < min_l4) || kind == L4Kind::Sctp {
         log::error!(
             "malformed TSO context (MACLEN {maclen}, IPLEN {iplen}, L4LEN {l4len}, {kind:?}): \
              frame of {} bytes dropped",
@@ -392,8 +391,8 @@ fn segment(data: &[u8], ctx: &TxContext) -> Vec<Vec<u8>> {
     let l4_hdr = hdr_len - l4;
     let payload = &data[hdr_len..];
     let nseg = payload.len().div_ceil(mss);
-    let ip_id = net::be16(data, maclen + 4);
-    let seq = if kind == L4Kind::Tcp { net::be32(data, l4 + 4) } else { 0 };
+    let ip_id = packet::be16(data, maclen + 4);
+    let seq = if kind == L4Kind::Tcp { packet::be32(data, l4 + 4) } else { 0 };
     (0..nseg)
         .map(|i| {
             let chunk = &payload[i * mss..((i + 1) * mss).min(payload.len())];
@@ -402,20 +401,20 @@ fn segment(data: &[u8], ctx: &TxContext) -> Vec<Vec<u8>> {
             f.extend_from_slice(chunk);
             let l4_total = l4_hdr + chunk.len();
             if ctx.ipv4() {
-                net::put_be16(&mut f, maclen + 2, (iplen + l4_total) as u16);
-                net::put_be16(&mut f, maclen + 4, ip_id.wrapping_add(i as u16));
+                packet::put_be16(&mut f, maclen + 2, (iplen + l4_total) as u16);
+                packet::put_be16(&mut f, maclen + 4, ip_id.wrapping_add(i as u16));
                 ipv4_header_checksum(&mut f, maclen, iplen);
             } else {
-                net::put_be16(&mut f, maclen + 4, (iplen - 40 + l4_total) as u16);
+                packet::put_be16(&mut f, maclen + 4, (iplen - 40 + l4_total) as u16);
             }
             match kind {
                 L4Kind::Tcp => {
-                    net::put_be32(&mut f, l4 + 4, seq.wrapping_add((i * mss) as u32));
+                    packet::put_be32(&mut f, l4 + 4, seq.wrapping_add((i * mss) as u32));
                     if i + 1 < nseg {
                         f[l4 + 13] &= !0x09; // FIN, PSH only on the last segment
                     }
                 }
-                L4Kind::Udp => net::put_be16(&mut f, l4 + 4, l4_total as u16),
+                L4Kind::Udp => packet::put_be16(&mut f, l4 + 4, l4_total as u16),
                 L4Kind::Sctp => {}
             }
             l4_checksum(&mut f, l4, kind, l4_total);
@@ -465,7 +464,7 @@ mod tests {
     }
     use crate::dma::VecMemory;
     use crate::mac::tests::new_mac;
-    use crate::net::{parse, L3};
+    use crate::packet::{parse, L3};
     use crate::phy::{Abilities, Partner};
 
     const RING: u64 = 0x1000;
@@ -480,24 +479,24 @@ mod tests {
         f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
         let ip = 14;
         f[ip] = 0x45;
-        net::put_be16(&mut f, ip + 2, (20 + 8 + payload) as u16);
+        packet::put_be16(&mut f, ip + 2, (20 + 8 + payload) as u16);
         f[ip + 8] = 64;
-        f[ip + 9] = net::IPPROTO_UDP;
+        f[ip + 9] = packet::IPPROTO_UDP;
         f[ip + 12..ip + 16].copy_from_slice(&[10, 0, 0, 1]);
         f[ip + 16..ip + 20].copy_from_slice(&[10, 0, 0, 2]);
-        let c = net::checksum(&f[ip..ip + 20], 0);
-        net::put_be16(&mut f, ip + 10, c);
+        let c = packet::checksum(&f[ip..ip + 20], 0);
+        packet::put_be16(&mut f, ip + 10, c);
         let l4 = ip + 20;
-        net::put_be16(&mut f, l4, 1234);
-        net::put_be16(&mut f, l4 + 2, 5678);
-        net::put_be16(&mut f, l4 + 4, (8 + payload) as u16);
+        packet::put_be16(&mut f, l4, 1234);
+        packet::put_be16(&mut f, l4 + 2, 5678);
+        packet::put_be16(&mut f, l4 + 4, (8 + payload) as u16);
         for (i, b) in f[l4 + 8..].iter_mut().enumerate() {
             *b = i as u8;
         }
         let p = parse(&f, 0x8100).unwrap();
         let len = if seed_len { 8 + payload } else { 0 };
-        let seed = net::fold(net::pseudo_header_sum(&f, &p, net::IPPROTO_UDP, len));
-        net::put_be16(&mut f, l4 + 6, seed);
+        let seed = packet::fold(packet::pseudo_header_sum(&f, &p, packet::IPPROTO_UDP, len));
+        packet::put_be16(&mut f, l4 + 6, seed);
         f
     }
 
@@ -507,23 +506,23 @@ mod tests {
         f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
         let ip = 14;
         f[ip] = 0x45;
-        net::put_be16(&mut f, ip + 4, 0x1000); // IP ID
+        packet::put_be16(&mut f, ip + 4, 0x1000); // IP ID
         f[ip + 8] = 64;
-        f[ip + 9] = net::IPPROTO_TCP;
+        f[ip + 9] = packet::IPPROTO_TCP;
         f[ip + 12..ip + 16].copy_from_slice(&[10, 0, 0, 1]);
         f[ip + 16..ip + 20].copy_from_slice(&[10, 0, 0, 2]);
         // igc_tso: tot_len 0, check = csum_fold(0) = 0xffff.
-        net::put_be16(&mut f, ip + 10, 0xFFFF);
+        packet::put_be16(&mut f, ip + 10, 0xFFFF);
         let l4 = ip + 20;
-        net::put_be32(&mut f, l4 + 4, 1000);
+        packet::put_be32(&mut f, l4 + 4, 1000);
         f[l4 + 12] = 5 << 4;
         f[l4 + 13] = 0x18 | 0x01; // PSH ACK FIN
         for (i, b) in f[l4 + 20..].iter_mut().enumerate() {
             *b = (i * 7) as u8;
         }
         let p = parse(&f, 0x8100).unwrap();
-        let seed = net::fold(net::pseudo_header_sum(&f, &p, net::IPPROTO_TCP, 0));
-        net::put_be16(&mut f, l4 + 16, seed);
+        let seed = packet::fold(packet::pseudo_header_sum(&f, &p, packet::IPPROTO_TCP, 0));
+        packet::put_be16(&mut f, l4 + 16, seed);
         f
     }
 
@@ -651,7 +650,7 @@ mod tests {
         let mut untagged = out.clone();
         untagged.drain(12..16);
         let p = parse(&untagged, 0x8100).unwrap();
-        assert_eq!(net::l4_checksum_ok(&untagged, &p), Some(true));
+        assert_eq!(packet::l4_checksum_ok(&untagged, &p), Some(true));
     }
 
     #[test]
@@ -667,15 +666,15 @@ mod tests {
         for (i, seg) in out.iter().enumerate() {
             let s = &seg.data;
             assert_eq!(s.len(), 14 + 20 + 20 + 1000);
-            assert_eq!(net::checksum(&s[14..34], 0), 0, "IPv4 header checksum");
-            assert_eq!(net::be16(s, 16), 1040, "total length");
-            assert_eq!(net::be16(s, 18), 0x1000 + i as u16, "IP ID");
-            assert_eq!(net::be32(s, 34 + 4), 1000 + 1000 * i as u32, "sequence");
+            assert_eq!(packet::checksum(&s[14..34], 0), 0, "IPv4 header checksum");
+            assert_eq!(packet::be16(s, 16), 1040, "total length");
+            assert_eq!(packet::be16(s, 18), 0x1000 + i as u16, "IP ID");
+            assert_eq!(packet::be32(s, 34 + 4), 1000 + 1000 * i as u32, "sequence");
             let flags = s[34 + 13];
             assert_eq!(flags & 0x09 != 0, i == 2, "FIN/PSH only on the last");
             let p = parse(s, 0x8100).unwrap();
             assert!(matches!(p.l3, L3::Ipv4 { .. }));
-            assert_eq!(net::l4_checksum_ok(s, &p), Some(true), "segment {i}");
+            assert_eq!(packet::l4_checksum_ok(s, &p), Some(true), "segment {i}");
             assert_eq!(&s[54..], &f[54 + 1000 * i..54 + 1000 * (i + 1)]);
         }
         assert_eq!(m.read32(stats::TSCTC), 1);

@@ -11,10 +11,10 @@
 
 use std::sync::atomic::{fence, Ordering};
 
+use super::{Mac, PendingRx};
 use crate::dma::GuestMemory;
-use crate::intr::QueueDir;
-use crate::mac::{Mac, PendingRx};
-use crate::net::{self, FCS_LEN, L3};
+use crate::interrupts::QueueDir;
+use crate::packet::{self, FCS_LEN, L3};
 use crate::regs::{self, ctrl, mrqc, qctl, rah, rctl, rxcsum, rxpbs, rxq, srrctl, tsyncrxctl, NUM_QUEUES};
 use crate::stats;
 use crate::wire::Frame;
@@ -85,7 +85,7 @@ impl Mac {
         let wire_len = data.len() + FCS_LEN;
         self.stats.add(stats::TPR, 1);
         self.stats.add(stats::TORL, wire_len as u64);
-        if data.len() < net::ETH_HLEN || !self.address_match(&data[..6], rctl) {
+        if data.len() < packet::ETH_HLEN || !self.address_match(&data[..6], rctl) {
             return;
         }
         let max = match (rctl & rctl::LPE != 0, self.reg(regs::RLPML)) {
@@ -192,25 +192,25 @@ impl Mac {
         let tpid = self.reg(regs::VET) as u16;
         let mut status = 0;
         let mut vlan = None;
-        if self.reg(regs::CTRL) & ctrl::VME != 0 && data.len() >= 18 && net::be16(&data, 12) == tpid {
-            vlan = Some(net::be16(&data, 14));
+        if self.reg(regs::CTRL) & ctrl::VME != 0 && data.len() >= 18 && packet::be16(&data, 12) == tpid {
+            vlan = Some(packet::be16(&data, 14));
             data.drain(12..16);
             status |= rxd::VP;
         }
-        let parsed = net::parse(&data, tpid);
+        let parsed = packet::parse(&data, tpid);
         let csum = self.reg(regs::RXCSUM);
         if let Some(p) = &parsed {
             if let L3::Ipv4 { hdr_len, .. } = p.l3 {
                 if csum & rxcsum::IPOFL != 0 && data.len() >= p.l3_off + hdr_len {
                     status |= rxd::IPCS;
-                    if net::checksum(&data[p.l3_off..p.l3_off + hdr_len], 0) != 0 {
+                    if packet::checksum(&data[p.l3_off..p.l3_off + hdr_len], 0) != 0 {
                         status |= rxd::IPE;
                     }
                 }
             }
             if csum & rxcsum::TUOFL != 0 {
-                if let (Some(ok), Some((proto, _))) = (net::l4_checksum_ok(&data, p), p.l4) {
-                    status |= if proto == net::IPPROTO_TCP { rxd::TCPCS } else { rxd::UDPCS };
+                if let (Some(ok), Some((proto, _))) = (packet::l4_checksum_ok(&data, p), p.l4) {
+                    status |= if proto == packet::IPPROTO_TCP { rxd::TCPCS } else { rxd::UDPCS };
                     if !ok {
                         status |= rxd::L4E;
                     }
@@ -225,7 +225,7 @@ impl Mac {
         (rx, queue)
     }
 
-    fn rss(&self, data: &[u8], p: &net::Parsed) -> (u32, u32, usize) {
+    fn rss(&self, data: &[u8], p: &packet::Parsed) -> (u32, u32, usize) {
         let mrqc = self.reg(regs::MRQC);
         if mrqc & mrqc::ENABLE_MASK == 0 {
             return (0, 0, 0);
@@ -241,8 +241,8 @@ impl Mac {
         let ty = match p.l3 {
             L3::Ipv4 { fragment, .. } => {
                 input.extend_from_slice(&ip[12..20]);
-                let tcp = (!fragment && mrqc & mrqc::FIELD_IPV4_TCP != 0).then(|| ports(net::IPPROTO_TCP)).flatten();
-                let udp = (!fragment && mrqc & mrqc::FIELD_IPV4_UDP != 0).then(|| ports(net::IPPROTO_UDP)).flatten();
+                let tcp = (!fragment && mrqc & mrqc::FIELD_IPV4_TCP != 0).then(|| ports(packet::IPPROTO_TCP)).flatten();
+                let udp = (!fragment && mrqc & mrqc::FIELD_IPV4_UDP != 0).then(|| ports(packet::IPPROTO_UDP)).flatten();
                 match (tcp, udp) {
                     (Some(pp), _) => {
                         input.extend_from_slice(pp);
@@ -258,8 +258,8 @@ impl Mac {
             }
             L3::Ipv6 { .. } if ip.len() >= 40 => {
                 input.extend_from_slice(&ip[8..40]);
-                let tcp = (mrqc & mrqc::FIELD_IPV6_TCP != 0).then(|| ports(net::IPPROTO_TCP)).flatten();
-                let udp = (mrqc & mrqc::FIELD_IPV6_UDP != 0).then(|| ports(net::IPPROTO_UDP)).flatten();
+                let tcp = (mrqc & mrqc::FIELD_IPV6_TCP != 0).then(|| ports(packet::IPPROTO_TCP)).flatten();
+                let udp = (mrqc & mrqc::FIELD_IPV6_UDP != 0).then(|| ports(packet::IPPROTO_UDP)).flatten();
                 match (tcp, udp) {
                     (Some(pp), _) => {
                         input.extend_from_slice(pp);
@@ -279,7 +279,7 @@ impl Mac {
         for (i, chunk) in key.chunks_mut(4).enumerate() {
             chunk.copy_from_slice(&self.reg(regs::RSSRK + 4 * i as u32).to_le_bytes());
         }
-        let hash = net::toeplitz(&key, &input);
+        let hash = packet::toeplitz(&key, &input);
         let entry = hash & 0x7F;
         let reta = self.reg(regs::RETA + 4 * (entry / 4));
         let queue = ((reta >> (8 * (entry % 4))) & 0xFF) as usize % NUM_QUEUES;
@@ -318,7 +318,7 @@ impl Mac {
         }
         payload.extend_from_slice(&rx.data);
         if self.reg(regs::RCTL) & rctl::SECRC == 0 {
-            payload.extend_from_slice(&net::crc32(&rx.data).to_le_bytes());
+            payload.extend_from_slice(&packet::crc32(&rx.data).to_le_bytes());
         }
         let chunks: Vec<&[u8]> = payload.chunks(bufsize).collect();
         if chunks.len() as u64 > free {
@@ -498,15 +498,15 @@ mod tests {
         f[16..18].copy_from_slice(&0x0800u16.to_be_bytes());
         let ip = 18;
         f[ip] = 0x45;
-        net::put_be16(&mut f, ip + 2, 38);
-        f[ip + 9] = net::IPPROTO_UDP;
+        packet::put_be16(&mut f, ip + 2, 38);
+        f[ip + 9] = packet::IPPROTO_UDP;
         f[ip + 12..ip + 20].copy_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
-        let c = net::checksum(&f[ip..ip + 20], 0);
-        net::put_be16(&mut f, ip + 10, c);
-        net::put_be16(&mut f, ip + 24, 18);
-        let p = net::parse(&f, 0x8100).unwrap();
-        let s = net::sum16(&f[ip + 20..], net::pseudo_header_sum(&f, &p, net::IPPROTO_UDP, 18));
-        net::put_be16(&mut f, ip + 26, !net::fold(s));
+        let c = packet::checksum(&f[ip..ip + 20], 0);
+        packet::put_be16(&mut f, ip + 10, c);
+        packet::put_be16(&mut f, ip + 24, 18);
+        let p = packet::parse(&f, 0x8100).unwrap();
+        let s = packet::sum16(&f[ip + 20..], packet::pseudo_header_sum(&f, &p, packet::IPPROTO_UDP, 18));
+        packet::put_be16(&mut f, ip + 26, !packet::fold(s));
         m.receive(&Frame { data: f, host_ns: 0 }, &mem);
         let (status, len) = wb(&mem, 0);
         assert_eq!(len, 14 + 20 + 8 + 10);
@@ -530,8 +530,8 @@ mod tests {
         f[..6].copy_from_slice(&MAC);
         f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
         f[14] = 0x45;
-        net::put_be16(&mut f, 16, 46);
-        f[23] = net::IPPROTO_TCP;
+        packet::put_be16(&mut f, 16, 46);
+        f[23] = packet::IPPROTO_TCP;
         m.receive(&Frame { data: f, host_ns: 0 }, &mem);
         assert_eq!(m.read32(rxq(3, regs::RQDPC)), 1);
         assert_eq!(m.read32(rxq(0, regs::RDH)), 0);
