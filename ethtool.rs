@@ -11,6 +11,7 @@ use kernel::{
             self, sof, Channels, DrvInfo, LinkMode, LinkSettings, RingParam, TsInfo, SPEED_UNKNOWN,
         },
     },
+    netdev_info,
     prelude::*,
     str::CStr,
     sync::atomic::Relaxed,
@@ -94,9 +95,9 @@ impl ethtool::Operations for Adapter {
             if !matches!(ks.speed(), 10 | 100) || ks.full_duplex().is_none() {
                 return Err(EINVAL);
             }
-            pr_info!(
-                "{}: forced speed/duplex is not supported, advertise a speed with autoneg on\n",
-                net.device().name()
+            netdev_info!(
+                net.device(),
+                "forced speed/duplex is not supported, advertise a speed with autoneg on\n"
             );
             return Err(EOPNOTSUPP);
         }

@@ -6,18 +6,19 @@
 use kernel::{
     device,
     dma::Coherent,
-    io::{io_read, io_write, Io},
+    io::{
+        io_read, io_write,
+        poll::read_poll_timeout,
+        register::{LocatedRegister, Register, RegisterArray, RegisterArrayLoc},
+        Io, IoLoc, Region,
+    },
     pci,
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
     time::{delay::fsleep, Delta},
 };
 
-use crate::regs::{
-    bits,
-    off,
-    BAR0_SIZE, //
-};
+use crate::regs::{BAR0_SIZE, CTRL, EECD, ICR, IMC, RAH, RAL, RCTL, STATUS, TCTL};
 
 /// The register space of a bound device, revoked when it is unbound.
 ///
@@ -37,37 +38,109 @@ impl Hw {
         }
     }
 
-    fn raw_rd(&self, reg: usize) -> u32 {
+    fn raw_rd(&self, off: usize) -> u32 {
         self.bar
             .try_access()
-            .and_then(|bar| bar.try_read32(reg).ok())
+            .and_then(|bar| bar.try_read32(off).ok())
             .unwrap_or(u32::MAX)
     }
 
-    /// Reads a register; all ones if the device is gone. An all-ones value that CTRL confirms
-    /// (no register of the I225 reads all ones while the device is there) latches the removal
-    /// (`igc_rd32`).
-    pub(crate) fn rd(&self, reg: usize) -> u32 {
+    /// Reads the register at `off`; all ones if the device is gone. An all-ones value that CTRL
+    /// confirms (no register of the I225 reads all ones while the device is there) latches the
+    /// removal (`igc_rd32`).
+    fn rd(&self, off: usize) -> u32 {
         if self.removed.load(Relaxed) {
             return u32::MAX;
         }
-        let v = self.raw_rd(reg);
+        let v = self.raw_rd(off);
         if v == u32::MAX
-            && (reg == off::CTRL || self.raw_rd(off::CTRL) == u32::MAX)
+            && (off == <CTRL as Register>::OFFSET
+                || self.raw_rd(<CTRL as Register>::OFFSET) == u32::MAX)
             && !self.removed.xchg(true, Relaxed)
         {
-            pr_err!("PCIe link lost, device now detached (read 0x{reg:x})\n");
+            pr_err!("PCIe link lost, device now detached (read 0x{off:x})\n");
         }
         v
     }
 
-    /// Writes a register; dropped if the device is gone.
-    pub(crate) fn wr(&self, reg: usize, val: u32) {
+    /// Writes the register at `off`; dropped if the device is gone.
+    fn wr(&self, off: usize, val: u32) {
         if self.removed.load(Relaxed) {
             return;
         }
         if let Some(bar) = self.bar.try_access() {
-            let _ = bar.try_write32(val, reg);
+            let _ = bar.try_write32(val, off);
+        }
+    }
+
+    /// Reads a register: `hw.read(regs::CTRL)`; all ones if the device is gone.
+    pub(crate) fn read<R: From<u32>, L: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>>(
+        &self,
+        loc: L,
+    ) -> R {
+        self.rd(loc.offset()).into()
+    }
+
+    /// Reads register `idx` of an array: `hw.read_at::<regs::TDH>(q)`; all ones if the device is
+    /// gone or `idx` is past the array.
+    pub(crate) fn read_at<R>(&self, idx: usize) -> R
+    where
+        R: RegisterArray + From<u32>,
+        RegisterArrayLoc<R>: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
+    {
+        match RegisterArrayLoc::<R>::try_new(idx) {
+            Some(loc) => self.read(loc),
+            None => R::from(u32::MAX),
+        }
+    }
+
+    /// Writes a register value at its own location: `hw.write_reg(regs::RCTL::zeroed()...)`.
+    pub(crate) fn write_reg<R, L, V>(&self, value: V)
+    where
+        u32: From<R>,
+        V: LocatedRegister<Region<BAR0_SIZE>, Location = L, Value = R>,
+        L: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
+    {
+        let (loc, value) = value.into_io_op();
+        self.wr(loc.offset(), u32::from(value));
+    }
+
+    /// Writes register `idx` of an array; dropped if `idx` is past the array.
+    pub(crate) fn write_at<R>(&self, idx: usize, value: R)
+    where
+        R: RegisterArray,
+        u32: From<R>,
+        RegisterArrayLoc<R>: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
+    {
+        if let Some(loc) = RegisterArrayLoc::<R>::try_new(idx) {
+            self.wr(loc.offset(), u32::from(value));
+        }
+    }
+
+    /// Read-modify-writes a register. Nothing is written if the read found the device gone
+    /// (all ones would be written back).
+    pub(crate) fn update<R, L>(&self, loc: L, f: impl FnOnce(R) -> R)
+    where
+        R: From<u32>,
+        u32: From<R>,
+        L: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
+    {
+        let off = loc.offset();
+        let v = self.rd(off);
+        if !self.removed() {
+            self.wr(off, u32::from(f(v.into())));
+        }
+    }
+
+    /// [`Hw::update`] of register `idx` of an array.
+    pub(crate) fn update_at<R>(&self, idx: usize, f: impl FnOnce(R) -> R)
+    where
+        R: RegisterArray + From<u32>,
+        u32: From<R>,
+        RegisterArrayLoc<R>: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
+    {
+        if let Some(loc) = RegisterArrayLoc::<R>::try_new(idx) {
+            self.update(loc, f);
         }
     }
 
@@ -78,88 +151,78 @@ impl Hw {
 
     /// Flushes posted writes (`wrfl()`).
     pub(crate) fn flush(&self) {
-        let _ = self.rd(off::STATUS);
+        let _ = self.read(STATUS);
     }
 
     /// Returns whether the device is gone: unbound, or reading all ones from CTRL.
     pub(crate) fn gone(&self) -> bool {
-        self.rd(off::CTRL) == u32::MAX
+        self.read(CTRL).into_raw() == u32::MAX
     }
 
-    /// Sets bits of a register. Nothing is written if the read found the device gone (all
-    /// ones would be written back).
-    pub(crate) fn set_bits(&self, reg: usize, mask: u32) {
-        let v = self.rd(reg);
-        if !self.removed() {
-            self.wr(reg, v | mask);
-        }
-    }
-
-    /// Clears bits of a register; see [`Hw::set_bits`].
-    pub(crate) fn clear_bits(&self, reg: usize, mask: u32) {
-        let v = self.rd(reg);
-        if !self.removed() {
-            self.wr(reg, v & !mask);
-        }
-    }
-
-    /// Polls `reg` until `done(value)` or `tries` polls `step` apart have passed.
-    fn poll(&self, reg: usize, tries: u32, step: Delta, done: impl Fn(u32) -> bool) -> Result<u32> {
-        for _ in 0..tries {
-            let v = self.rd(reg);
-            if v == u32::MAX {
-                return Err(ENODEV);
-            }
-            if done(v) {
-                return Ok(v);
-            }
-            fsleep(step);
-        }
-        Err(ETIMEDOUT)
+    /// Polls register `loc` until `done(value)`, `timeout` at most, `step` apart
+    /// (`read_poll_timeout`); `ENODEV` if the device is gone.
+    fn poll<R, L>(&self, loc: L, step: Delta, timeout: Delta, done: impl Fn(R) -> bool) -> Result
+    where
+        R: From<u32>,
+        L: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
+    {
+        let off = loc.offset();
+        read_poll_timeout(
+            || Ok(self.rd(off)),
+            |&v| v == u32::MAX || done(v.into()),
+            step,
+            timeout,
+        )
+        .and_then(|v| if v == u32::MAX { Err(ENODEV) } else { Ok(()) })
     }
 
     /// Global MAC reset, as `igc_reset_hw_base`: stop DMA, mask interrupts, disable RX/TX,
     /// reset, wait for the NVM auto-read, clear causes. Process context.
     pub(crate) fn reset(&self) -> Result {
-        self.set_bits(off::CTRL, bits::CTRL_GIO_MASTER_DISABLE);
+        self.update(CTRL, |c: CTRL| c.with_gio_master_disable(true));
         if self
-            .poll(off::STATUS, 800, Delta::from_micros(100), |s| {
-                s & bits::STATUS_GIO_MASTER_ENABLE == 0
-            })
+            .poll(
+                STATUS,
+                Delta::from_micros(100),
+                Delta::from_millis(80),
+                |s: STATUS| !s.gio_master_enable(),
+            )
             .is_err()
         {
             pr_debug!("rigc: PCIe master disable polling failed\n");
         }
-        self.wr(off::IMC, u32::MAX);
-        self.wr(off::RCTL, 0);
-        self.wr(off::TCTL, bits::TCTL_PSP);
+        self.write_reg(IMC::from_raw(u32::MAX));
+        self.write_reg(RCTL::zeroed());
+        self.write_reg(TCTL::zeroed().with_psp(true));
         self.flush();
         fsleep(Delta::from_millis(10));
-        let ctrl = self.rd(off::CTRL);
-        self.wr(off::CTRL, ctrl | bits::CTRL_RST);
+        self.update(CTRL, |c: CTRL| c.with_rst(true));
         // igc_get_auto_rd_done: up to 10 ms for EECD.AUTO_RD.
-        self.poll(0x10, 10, Delta::from_millis(1), |e| {
-            e & bits::EECD_AUTO_RD != 0
-        })?;
-        self.wr(off::IMC, u32::MAX);
-        let _ = self.rd(off::ICR);
+        self.poll(
+            EECD,
+            Delta::from_millis(1),
+            Delta::from_millis(10),
+            |e: EECD| e.auto_rd(),
+        )?;
+        self.write_reg(IMC::from_raw(u32::MAX));
+        let _ = self.read(ICR);
         Ok(())
     }
 
     /// Reads the MAC address the NVM loaded into receive address 0 (`igc_read_mac_addr`).
     pub(crate) fn read_mac(&self) -> [u8; 6] {
-        let lo = self.rd(off::ral(0)).to_le_bytes();
-        let hi = self.rd(off::rah(0)).to_le_bytes();
+        let lo = self.read_at::<RAL>(0).addr().get().to_le_bytes();
+        let hi = self.read_at::<RAH>(0).addr().get().to_le_bytes();
         [lo[0], lo[1], lo[2], lo[3], hi[0], hi[1]]
     }
 
     /// Programs receive address 0 (`igc_rar_set`).
     pub(crate) fn set_rar0(&self, mac: &[u8; 6]) {
         let lo = u32::from_le_bytes([mac[0], mac[1], mac[2], mac[3]]);
-        let hi = u32::from(mac[4]) | u32::from(mac[5]) << 8;
-        self.wr(off::ral(0), lo);
+        let hi = u16::from_le_bytes([mac[4], mac[5]]);
+        self.write_at(0, RAL::zeroed().with_addr(lo));
         self.flush();
-        self.wr(off::rah(0), hi | bits::RAH_AV);
+        self.write_at(0, RAH::zeroed().with_addr(hi).with_av(true));
         self.flush();
     }
 }

@@ -42,14 +42,4 @@ kernel::module_pci_driver! {
     authors: ["The rigc developers"],
     description: "Intel(R) 2.5G Ethernet Controller I225/I226 driver (Rust)",
     license: "GPL",
-    params: {
-        test_txts_set: i64 {
-            default: 0,
-            description: "Testing only: TX timestamp register set (0-3) of the timestamp slot",
-        },
-        test_no_txstmph0_workaround: bool {
-            default: false,
-            description: "Testing only: skip the I225 TXSTMPH_0 re-arm workaround",
-        },
-    },
 }

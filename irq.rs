@@ -12,37 +12,36 @@ use kernel::{
     io::Io,
     irq::{self, IrqReturn},
     net::dev::Registration,
+    prelude::*,
     sync::{atomic::Relaxed, Arc},
 };
 
 use crate::{
     adapter::Adapter,
     hw::Hw,
-    ptp,
-    regs::{bits, off, Bar0},
+    regs::{
+        Bar0, EIAC, EIAM, EIMC, EIMS, EITR, GPIE, IAM, ICR, IMC, IMS, IVAR, IVAR_MISC, IVAR_VALID,
+        STATUS,
+    },
 };
 
 /// Interrupt moderation: at most about 20,000 interrupts per second per queue vector, the value
-/// igc writes for it (`IGC_20K_ITR`: EITR bits 14:2 hold the interval in µs, here 49).
-pub(crate) const ITR_20K: u32 = 196;
+/// igc writes for it (`IGC_20K_ITR`: an interval of 49 us in EITR bits 14:2).
+const ITR_20K_US: u32 = 49;
 
 /// Masks every interrupt source (`igc_irq_disable`).
 pub(crate) fn mask_all(bar: &Bar0<'_>, eims_mask: u32) {
-    bar.update(crate::regs::EIAM, |r| {
-        crate::regs::EIAM::from_raw(r.into_raw() & !eims_mask)
-    });
-    bar.write_reg(crate::regs::EIMC::from_raw(eims_mask));
-    bar.update(crate::regs::EIAC, |r| {
-        crate::regs::EIAC::from_raw(r.into_raw() & !eims_mask)
-    });
-    bar.write_reg(crate::regs::IAM::from_raw(0));
-    bar.write_reg(crate::regs::IMC::from_raw(u32::MAX));
-    let _ = bar.read(crate::regs::STATUS);
+    bar.update(EIAM, |r| EIAM::from_raw(r.into_raw() & !eims_mask));
+    bar.write_reg(EIMC::from_raw(eims_mask));
+    bar.update(EIAC, |r| EIAC::from_raw(r.into_raw() & !eims_mask));
+    bar.write_reg(IAM::zeroed());
+    bar.write_reg(IMC::from_raw(u32::MAX));
+    let _ = bar.read(STATUS);
 }
 
 /// Clears pending causes (ICR clears on read).
 pub(crate) fn clear_causes(bar: &Bar0<'_>) {
-    let _ = bar.read(crate::regs::ICR);
+    let _ = bar.read(ICR);
 }
 
 /// How interrupts are delivered.
@@ -72,36 +71,54 @@ impl Mode {
     }
 }
 
-/// The causes enabled in IMS: link status change, time sync (and, single-vector, the queue
-/// causes).
-const IMS_OTHER: u32 = bits::ICR_LSC | ptp::r::ICR_TS;
-const IMS_SINGLE: u32 = bits::ICR_LSC | ptp::r::ICR_TS | bits::ICR_RXT0 | bits::ICR_TXDW;
+/// The causes enabled in IMS on the other vector: link status change, time sync.
+fn ims_other() -> IMS {
+    IMS::zeroed().with_lsc(true).with_ts(true)
+}
+
+/// The causes enabled in IMS on a single vector: [`ims_other`] and the queue causes.
+fn ims_single() -> IMS {
+    ims_other().with_rxt0(true).with_txdw(true)
+}
+
+/// The queue causes of the single vector, masked in IMC until the poll completes.
+fn imc_queue() -> IMC {
+    IMC::from_raw(IMS::zeroed().with_rxt0(true).with_txdw(true).into_raw())
+}
 
 /// Routes queue pairs `0..queues` to their vectors and sets moderation (`igc_configure_msix`,
 /// `igc_assign_vector`, `igc_write_itr`).
 pub(crate) fn configure(hw: &Hw, mode: Mode, queues: usize) {
     match mode {
         Mode::MsiX { .. } => {
-            hw.wr(
-                off::GPIE,
-                bits::GPIE_MSIX_MODE | bits::GPIE_PBA | bits::GPIE_EIAME | bits::GPIE_NSICR,
+            hw.write_reg(
+                GPIE::zeroed()
+                    .with_msix_mode(true)
+                    .with_pba(true)
+                    .with_eiame(true)
+                    .with_nsicr(true),
             );
-            hw.wr(off::IVAR_MISC, bits::IVAR_VALID << 8);
+            // The other causes on vector 0.
+            hw.write_reg(IVAR_MISC::zeroed().with_other(IVAR_VALID));
             for q in 0..queues {
-                let vector = (q + 1) as u32;
-                let reg = off::ivar(q >> 1);
-                let shift = (q as u32 & 1) * 16;
-                let mut ivar = hw.rd(reg);
-                // RX in byte 0 (or 2), TX in byte 1 (or 3).
-                ivar &= !(0xFFFF << shift);
-                ivar |= (vector | bits::IVAR_VALID) << shift;
-                ivar |= (vector | bits::IVAR_VALID) << (shift + 8);
-                hw.wr(reg, ivar);
-                hw.wr(off::eitr(q + 1), ITR_20K | bits::EITR_CNT_IGNR);
+                let vector = (q + 1) as u8 | IVAR_VALID;
+                hw.update_at(q >> 1, |ivar: IVAR| {
+                    if q & 1 == 0 {
+                        ivar.with_rx_even(vector).with_tx_even(vector)
+                    } else {
+                        ivar.with_rx_odd(vector).with_tx_odd(vector)
+                    }
+                });
+                hw.write_at(
+                    q + 1,
+                    EITR::zeroed()
+                        .with_const_interval::<ITR_20K_US>()
+                        .with_cnt_ignr(true),
+                );
             }
         }
         Mode::Single => {
-            hw.wr(off::GPIE, bits::GPIE_NSICR);
+            hw.write_reg(GPIE::zeroed().with_nsicr(true));
         }
     }
 }
@@ -111,13 +128,13 @@ pub(crate) fn enable(hw: &Hw, mode: Mode) {
     match mode {
         Mode::MsiX { .. } => {
             let mask = mode.all_eims();
-            hw.set_bits(off::EIAC, mask);
-            hw.set_bits(off::EIAM, mask);
-            hw.wr(off::EIMS, mask);
-            hw.wr(off::IMS, IMS_OTHER);
+            hw.update(EIAC, |r: EIAC| EIAC::from_raw(r.into_raw() | mask));
+            hw.update(EIAM, |r: EIAM| EIAM::from_raw(r.into_raw() | mask));
+            hw.write_reg(EIMS::from_raw(mask));
+            hw.write_reg(ims_other());
         }
         Mode::Single => {
-            hw.wr(off::IMS, IMS_SINGLE);
+            hw.write_reg(ims_single());
         }
     }
     hw.flush();
@@ -127,20 +144,20 @@ pub(crate) fn enable(hw: &Hw, mode: Mode) {
 pub(crate) fn disable(hw: &Hw, mode: Mode) {
     let mask = mode.all_eims();
     if mask != 0 {
-        hw.clear_bits(off::EIAM, mask);
-        hw.wr(off::EIMC, mask);
-        hw.clear_bits(off::EIAC, mask);
+        hw.update(EIAM, |r: EIAM| EIAM::from_raw(r.into_raw() & !mask));
+        hw.write_reg(EIMC::from_raw(mask));
+        hw.update(EIAC, |r: EIAC| EIAC::from_raw(r.into_raw() & !mask));
     }
-    hw.wr(off::IAM, 0);
-    hw.wr(off::IMC, u32::MAX);
+    hw.write_reg(IAM::zeroed());
+    hw.write_reg(IMC::from_raw(u32::MAX));
     hw.flush();
 }
 
 /// Re-enables queue pair `q`'s interrupt after its poll completed.
 pub(crate) fn enable_queue(hw: &Hw, mode: Mode, q: usize) {
     match mode {
-        Mode::MsiX { .. } => hw.wr(off::EIMS, mode.queue_eims(q)),
-        Mode::Single => hw.wr(off::IMS, IMS_SINGLE),
+        Mode::MsiX { .. } => hw.write_reg(EIMS::from_raw(mode.queue_eims(q))),
+        Mode::Single => hw.write_reg(ims_single()),
     }
 }
 
@@ -169,39 +186,40 @@ impl irq::Handler for Handler {
                 IrqReturn::Handled
             }
             Kind::Other => {
-                let icr = net.hw.rd(off::ICR);
-                if icr == u32::MAX {
+                let icr = net.hw.read(ICR);
+                if icr.into_raw() == u32::MAX {
                     return IrqReturn::None;
                 }
                 // The carrier is only touched while the datapath runs: after ifdown (and after
                 // unregistration, which comes later) a late link interrupt must not turn it
                 // back on or queue a linkwatch event (`__IGC_DOWN` in igc).
-                if icr & bits::ICR_LSC != 0 && net.running.load(Relaxed) {
+                if icr.lsc() && net.running.load(Relaxed) {
                     net.link_changed(net.device());
                 }
-                if icr & ptp::r::ICR_TS != 0 {
+                if icr.ts() {
                     net.tsync_interrupt();
                 }
                 if net.running.load(Relaxed) {
-                    net.hw.wr(off::EIMS, 1);
+                    // Vector 0 again (auto-masked).
+                    net.hw.write_reg(EIMS::from_raw(1));
                 }
                 IrqReturn::Handled
             }
             Kind::Single => {
-                let icr = net.hw.rd(off::ICR);
+                let icr = net.hw.read(ICR);
                 // A shared line: only an asserted cause is ours (`igc_intr`).
-                if icr & bits::ICR_INT_ASSERTED == 0 || icr == u32::MAX {
+                if !icr.int_asserted() || icr.into_raw() == u32::MAX {
                     return IrqReturn::None;
                 }
-                if icr & bits::ICR_LSC != 0 && net.running.load(Relaxed) {
+                if icr.lsc() && net.running.load(Relaxed) {
                     net.link_changed(net.device());
                 }
-                if icr & ptp::r::ICR_TS != 0 {
+                if icr.ts() {
                     net.tsync_interrupt();
                 }
-                if icr & (bits::ICR_RXT0 | bits::ICR_TXDW) != 0 {
+                if icr.rxt0() || icr.txdw() {
                     // Masked until the poll completes.
-                    net.hw.wr(off::IMC, bits::ICR_RXT0 | bits::ICR_TXDW);
+                    net.hw.write_reg(imc_queue());
                     if let Some(napi) = net.napi(0) {
                         napi.schedule();
                     }

@@ -16,6 +16,7 @@ use kernel::{
         },
         skb::{CompletedTxSkb, RxSkb, TxSkb},
     },
+    netdev_info, netdev_warn,
     prelude::*,
     sync::{atomic::Relaxed, Arc},
     workqueue,
@@ -25,7 +26,7 @@ use crate::{
     adapter::{Adapter, Config, MAX_QUEUES, MC_FILTERS},
     batch::Batch,
     irq,
-    regs::{bits, off},
+    regs::{ICR, MRQC, MRQC_ENABLE_RSS_MQ, MTA, RCTL, RETA, RLPML, RSSRK, RXCSUM, TCTL},
     rx::{self, RxRing},
     tx::{self, TxRing},
     watchdog::{next_watchdog, Watchdog},
@@ -112,14 +113,14 @@ pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
             r.configure(hw, net.ptp.rx_tstamp_on.load(Relaxed));
         }
     }
-    hw.set_bits(off::TCTL, bits::TCTL_EN);
+    hw.update(TCTL, |t: TCTL| t.with_en(true));
     irq::configure(hw, mode, nq);
     net.running.store(true, Relaxed);
     for i in 0..nq {
         net.napi_enable(i);
     }
     // Causes that arrived while masked are dropped: the link is read below.
-    let _ = hw.rd(off::ICR);
+    let _ = hw.read(ICR);
     irq::enable(hw, mode);
     dev.tx_start_all_queues();
     net.link_changed(dev);
@@ -130,7 +131,7 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     let hw = &net.hw;
     net.running.store(false, Relaxed);
     dev.tx_disable();
-    hw.clear_bits(off::RCTL, bits::RCTL_EN);
+    hw.update(RCTL, |r: RCTL| r.with_en(false));
     irq::disable(hw, net.mode());
     // Wait for handlers already running on other CPUs: none touches the carrier or re-enables
     // a cause after this (`synchronize_irq` in `igc_irq_disable`).
@@ -146,7 +147,7 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
             r.disable(hw);
         }
     }
-    hw.clear_bits(off::TCTL, bits::TCTL_EN);
+    hw.update(TCTL, |t: TCTL| t.with_en(false));
     hw.flush();
     // Frames already in the FIFOs finish their DMA: 10 ms, as `igc_down` sleeps (a 9 KiB frame
     // at 10 Mb/s takes 7.4 ms); only then are the buffers reset or freed.
@@ -224,9 +225,11 @@ impl Adapter {
     pub(crate) fn configure_mac(&self, dev: &Device, queues: usize) {
         let hw = &self.hw;
         hw.set_rar0(&dev.addr());
-        hw.wr(
-            off::TCTL,
-            bits::TCTL_PSP | bits::TCTL_RTLC | bits::TCTL_CT_15,
+        hw.write_reg(
+            TCTL::zeroed()
+                .with_psp(true)
+                .with_rtlc(true)
+                .with_const_ct::<15>(),
         );
         // RSS: the key, and the 128-entry table spread over the queues.
         const KEY: [u32; 10] = [
@@ -234,32 +237,38 @@ impl Adapter {
             0x0cf23080, 0x3bb7426a, 0xfa01acbe,
         ];
         for (i, k) in KEY.iter().enumerate() {
-            hw.wr(off::rssrk(i), *k);
+            hw.write_at(i, RSSRK::zeroed().with_key(*k));
         }
-        for r in 0..32 {
-            let mut v = 0u32;
-            for b in 0..4 {
-                let entry = r * 4 + b;
-                v |= ((entry * queues / 128) as u32) << (8 * b);
-            }
-            hw.wr(off::reta(r), v);
+        for (r, e) in reta(queues).iter().enumerate() {
+            hw.write_at(
+                r,
+                RETA::zeroed()
+                    .with_e0(e[0])
+                    .with_e1(e[1])
+                    .with_e2(e[2])
+                    .with_e3(e[3]),
+            );
         }
-        hw.wr(
-            off::RXCSUM,
-            bits::RXCSUM_PCSD | bits::RXCSUM_TUOFL | bits::RXCSUM_IPOFL,
+        hw.write_reg(
+            RXCSUM::zeroed()
+                .with_pcsd(true)
+                .with_tuofl(true)
+                .with_ipofl(true),
         );
-        let mrqc = bits::MRQC_RSS_FIELD_IPV4
-            | bits::MRQC_RSS_FIELD_IPV4_TCP
-            | bits::MRQC_RSS_FIELD_IPV6
-            | bits::MRQC_RSS_FIELD_IPV6_TCP
-            | bits::MRQC_RSS_FIELD_IPV6_TCP_EX
-            | if queues > 1 {
-                bits::MRQC_ENABLE_RSS_MQ
-            } else {
-                0
-            };
-        hw.wr(off::MRQC, mrqc);
-        hw.wr(off::RLPML, dev.mtu() + 14 + 4 + 4);
+        let mrqc = MRQC::zeroed()
+            .with_rss_field_ipv4(true)
+            .with_rss_field_ipv4_tcp(true)
+            .with_rss_field_ipv6(true)
+            .with_rss_field_ipv6_tcp(true)
+            .with_rss_field_ipv6_tcp_ex(true);
+        hw.write_reg(if queues > 1 {
+            mrqc.with_const_enable::<MRQC_ENABLE_RSS_MQ>()
+        } else {
+            mrqc
+        });
+        if let Ok(rlpml) = rlpml(dev.mtu()) {
+            hw.write_reg(rlpml);
+        }
         let mut addrs = [[0u8; 6]; MC_FILTERS];
         let n = dev.mc_addrs(&mut addrs);
         self.write_rx_mode(dev, &addrs, n);
@@ -270,22 +279,47 @@ impl Adapter {
     pub(crate) fn write_rx_mode(&self, dev: &Device, addrs: &[[u8; 6]; MC_FILTERS], n: usize) {
         let hw = &self.hw;
         let f = dev.flags();
-        let mut rctl = bits::RCTL_EN | bits::RCTL_BAM | bits::RCTL_SECRC | bits::RCTL_LPE;
-        if f & flags::PROMISC != 0 {
-            rctl |= bits::RCTL_UPE | bits::RCTL_MPE;
-        } else if f & flags::ALLMULTI != 0 || n > addrs.len() {
-            rctl |= bits::RCTL_MPE;
+        let promisc = f & flags::PROMISC != 0;
+        let rctl = RCTL::zeroed()
+            .with_en(true)
+            .with_bam(true)
+            .with_secrc(true)
+            .with_lpe(true)
+            .with_upe(promisc)
+            .with_mpe(promisc || f & flags::ALLMULTI != 0 || n > addrs.len());
+        for (i, v) in mta(&addrs[..n.min(addrs.len())]).iter().enumerate() {
+            hw.write_at(i, MTA::zeroed().with_bits(*v));
         }
-        let mut mta = [0u32; 128];
-        for a in addrs.iter().take(n.min(addrs.len())) {
-            let hash = (u32::from(a[4]) >> 4 | u32::from(a[5]) << 4) & 0xFFF;
-            mta[(hash >> 5) as usize & 127] |= 1 << (hash & 0x1F);
-        }
-        for (i, v) in mta.iter().enumerate() {
-            hw.wr(off::mta(i), *v);
-        }
-        hw.wr(off::RCTL, rctl);
+        hw.write_reg(rctl);
     }
+}
+
+/// The RSS redirection table (`igc_setup_reta`): 128 entries spread evenly over `queues`
+/// queues, four per RETA register.
+pub(crate) fn reta(queues: usize) -> [[u8; 4]; 32] {
+    let mut t = [[0u8; 4]; 32];
+    for (r, e) in t.iter_mut().enumerate() {
+        for (b, q) in e.iter_mut().enumerate() {
+            *q = ((r * 4 + b) * queues / 128) as u8;
+        }
+    }
+    t
+}
+
+/// The multicast table (`igc_hash_mc_addr` with `mc_filter_type` 0): bits 47:36 of each
+/// address select one of 4096 bits.
+pub(crate) fn mta(addrs: &[[u8; 6]]) -> [u32; 128] {
+    let mut mta = [0u32; 128];
+    for a in addrs {
+        let hash = (u32::from(a[4]) >> 4 | u32::from(a[5]) << 4) & 0xFFF;
+        mta[(hash >> 5) as usize & 127] |= 1 << (hash & 0x1F);
+    }
+    mta
+}
+
+/// The receive length limit for `mtu`: the frame with its header, a VLAN tag and the CRC.
+fn rlpml(mtu: u32) -> Result<RLPML> {
+    RLPML::zeroed().try_with_len(mtu + 14 + 4 + 4)
 }
 
 #[vtable]
@@ -445,10 +479,10 @@ impl dev::Operations for Adapter {
     ) -> Result {
         // Buffers are 2 KiB and frames are copied out of them, so any MTU up to the maximum
         // (checked by the core) only needs the receive length limit.
-        net.hw.wr(off::RLPML, new_mtu + 14 + 4 + 4);
-        pr_info!(
-            "{}: changing MTU from {} to {}\n",
-            net.device().name(),
+        net.hw.write_reg(rlpml(new_mtu)?);
+        netdev_info!(
+            net.device(),
+            "changing MTU from {} to {}\n",
             net.device().mtu(),
             new_mtu
         );
@@ -458,9 +492,9 @@ impl dev::Operations for Adapter {
     fn tx_timeout(net: &Registration<Self>, queue: u32) {
         // `igc_tx_timeout`: count it and reset the adapter from process context.
         net.tx_timeouts.fetch_add(1, Relaxed);
-        pr_warn!(
-            "{}: TX queue {} timed out, reset scheduled\n",
-            net.device().name(),
+        netdev_warn!(
+            net.device(),
+            "TX queue {} timed out, reset scheduled\n",
             queue
         );
         net.schedule_reset();
@@ -477,5 +511,50 @@ impl dev::Operations for Adapter {
     fn set_features(_net: &Registration<Self>, _features: u64) -> Result {
         // RX checksum and hash are applied per packet from the device's features.
         Ok(())
+    }
+}
+
+#[cfg(CONFIG_RIGC_KUNIT_TEST)]
+#[kernel::prelude::kunit_tests(rigc_netdev)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reta_spreads_the_entries_evenly() {
+        // One queue: every entry 0.
+        assert!(reta(1).iter().flatten().all(|&q| q == 0));
+        // Four queues: 32 consecutive entries each, in order (igc: `i * num_rx_queues / 128`).
+        let t = reta(4);
+        assert_eq!(t.iter().flatten().count(), 128);
+        for (i, q) in t.iter().flatten().enumerate() {
+            assert_eq!(usize::from(*q), i / 32);
+        }
+        // Two queues: the first register's four entries are all queue 0, the last's queue 1.
+        assert_eq!(reta(2)[0], [0, 0, 0, 0]);
+        assert_eq!(reta(2)[31], [1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn mta_hashes_bits_47_to_36() {
+        // 01:00:5e:00:00:01 (all-hosts): hash = (0x00 >> 4 | 0x01 << 4) & 0xfff = 0x010:
+        // register 0, bit 16.
+        let m = mta(&[[0x01, 0x00, 0x5e, 0x00, 0x00, 0x01]]);
+        assert_eq!(m[0], 1 << 16);
+        assert_eq!(m.iter().filter(|&&v| v != 0).count(), 1);
+        // 33:33:ff:12:34:56 (IPv6 solicited-node): (0x34 >> 4 | 0x56 << 4) & 0xfff = 0x563:
+        // register 0x2b, bit 3.
+        let m = mta(&[[0x33, 0x33, 0xff, 0x12, 0x34, 0x56]]);
+        assert_eq!(m[0x2b], 1 << 3);
+        // No address, no bit.
+        assert!(mta(&[]).iter().all(|&v| v == 0));
+    }
+
+    #[test]
+    fn rlpml_holds_the_largest_frame() {
+        // MTU, Ethernet header, VLAN tag, CRC: 1500 + 22.
+        assert_eq!(rlpml(1500).map(|r| r.len().get()), Ok(1522));
+        assert_eq!(rlpml(9216).map(|r| r.len().get()), Ok(9238));
+        // Beyond the 14-bit field: refused, not truncated.
+        assert!(rlpml(1 << 14).is_err());
     }
 }

@@ -4,40 +4,41 @@
 //! advertisement, and the link as the MAC resolved it; the link's carrier and log line.
 
 use kernel::{
-    net::dev::Device,
-    prelude::*,
-    sync::atomic::Relaxed,
-    time::{delay::udelay, Delta},
+    io::poll::read_poll_timeout_atomic, net::dev::Device, netdev_info, num::Bounded, prelude::*,
+    sync::atomic::Relaxed, time::Delta,
 };
 
 use crate::{
     adapter::Adapter,
     hw::Hw,
-    regs::{bits, off},
+    regs::{MDIC, MDIC_OP_READ, MDIC_OP_WRITE, STATUS},
 };
 
 /// The PHY address on MDIC (`igc_phy.c` uses 1).
-const PHY_ADDR: u32 = 1;
+const PHY_ADDR: u8 = 1;
 
-/// Clause 22 PHY registers used here.
-pub(crate) mod reg {
-    pub(crate) const BMCR: u32 = 0x00;
-    pub(crate) const ANAR: u32 = 0x04;
-    pub(crate) const GBCR: u32 = 0x09;
-    pub(crate) const MMDAC: u32 = 0x0D;
-    pub(crate) const MMDAAD: u32 = 0x0E;
-    pub(crate) const BMCR_AN_ENABLE: u16 = 1 << 12;
-    pub(crate) const BMCR_RESTART_AN: u16 = 1 << 9;
-    pub(crate) const ANAR_SELECTOR: u16 = 0x0001;
-    pub(crate) const ANAR_10HD: u16 = 1 << 5;
-    pub(crate) const ANAR_10FD: u16 = 1 << 6;
-    pub(crate) const ANAR_100HD: u16 = 1 << 7;
-    pub(crate) const ANAR_100FD: u16 = 1 << 8;
-    pub(crate) const GBCR_1000FD: u16 = 1 << 9;
+/// The PHY registers and bits used here, from the kernel's `mii.h` and `mdio.h`.
+mod reg {
+    use kernel::uapi;
+
+    pub(super) const BMCR: u8 = uapi::MII_BMCR as u8;
+    pub(super) const ANAR: u8 = uapi::MII_ADVERTISE as u8;
+    pub(super) const GBCR: u8 = uapi::MII_CTRL1000 as u8;
+    pub(super) const MMDAC: u8 = uapi::MII_MMD_CTRL as u8;
+    pub(super) const MMDAAD: u8 = uapi::MII_MMD_DATA as u8;
+    pub(super) const MMD_CTRL_NOINCR: u16 = uapi::MII_MMD_CTRL_NOINCR as u16;
+    pub(super) const BMCR_AN_ENABLE: u16 = uapi::BMCR_ANENABLE as u16;
+    pub(super) const BMCR_RESTART_AN: u16 = uapi::BMCR_ANRESTART as u16;
+    pub(super) const ANAR_SELECTOR: u16 = uapi::ADVERTISE_CSMA as u16;
+    pub(super) const ANAR_10HD: u16 = uapi::ADVERTISE_10HALF as u16;
+    pub(super) const ANAR_10FD: u16 = uapi::ADVERTISE_10FULL as u16;
+    pub(super) const ANAR_100HD: u16 = uapi::ADVERTISE_100HALF as u16;
+    pub(super) const ANAR_100FD: u16 = uapi::ADVERTISE_100FULL as u16;
+    pub(super) const GBCR_1000FD: u16 = uapi::ADVERTISE_1000FULL as u16;
     /// MMD 7 (autonegotiation), multi-gigabit control: 2.5GBASE-T advertisement.
-    pub(crate) const MMD_AN: u16 = 7;
-    pub(crate) const MMD_AN_MGBT_CTRL: u16 = 0x20;
-    pub(crate) const MGBT_2500FD: u16 = 1 << 7;
+    pub(super) const MMD_AN: u16 = uapi::MDIO_MMD_AN as u16;
+    pub(super) const MMD_AN_MGBT_CTRL: u16 = uapi::MDIO_AN_10GBT_CTRL as u16;
+    pub(super) const MGBT_2500FD: u16 = uapi::MDIO_AN_10GBT_CTRL_ADV2_5G as u16;
 }
 
 /// A resolved link.
@@ -48,56 +49,59 @@ pub(crate) struct Link {
 }
 
 impl Hw {
-    fn mdic(&self, cmd: u32) -> Result<u32> {
-        self.wr(off::MDIC, cmd);
-        for _ in 0..1920 {
-            udelay(Delta::from_micros(5));
-            let v = self.rd(off::MDIC);
-            if v == u32::MAX {
-                return Err(ENODEV);
-            }
-            if v & bits::MDIC_READY != 0 {
-                if v & bits::MDIC_ERROR != 0 {
-                    return Err(EIO);
-                }
-                return Ok(v);
-            }
+    /// One MDIC access: starts `cmd` and waits for it (`igc_read_phy_reg_mdic`: up to 1920
+    /// polls 5 us apart, busy-waiting as igc does).
+    fn mdic(&self, cmd: MDIC) -> Result<MDIC> {
+        self.write_reg(cmd);
+        let v = read_poll_timeout_atomic(
+            || Ok(self.read(MDIC)),
+            |v: &MDIC| v.into_raw() == u32::MAX || v.ready(),
+            Delta::from_micros(5),
+            1920,
+        )?;
+        if v.into_raw() == u32::MAX {
+            Err(ENODEV)
+        } else if v.error() {
+            Err(EIO)
+        } else {
+            Ok(v)
         }
-        Err(ETIMEDOUT)
+    }
+
+    /// The MDIC command for `reg` of the PHY.
+    fn mdic_cmd(reg: u8) -> Result<MDIC> {
+        Ok(MDIC::zeroed()
+            .with_regadd(Bounded::try_new(u32::from(reg)).ok_or(EINVAL)?)
+            .with_phyadd(Bounded::try_new(u32::from(PHY_ADDR)).ok_or(EINVAL)?))
     }
 
     /// Reads a clause 22 PHY register (`igc_read_phy_reg_mdic`).
-    pub(crate) fn phy_read(&self, reg: u32) -> Result<u16> {
-        let v = self.mdic(
-            reg << bits::MDIC_REG_SHIFT | PHY_ADDR << bits::MDIC_PHY_SHIFT | bits::MDIC_OP_READ,
-        )?;
-        Ok(v as u16)
+    fn phy_read(&self, reg: u8) -> Result<u16> {
+        let cmd = Self::mdic_cmd(reg)?.with_const_op::<MDIC_OP_READ>();
+        Ok(self.mdic(cmd)?.data().get() as u16)
     }
 
     /// Writes a clause 22 PHY register (`igc_write_phy_reg_mdic`).
-    pub(crate) fn phy_write(&self, reg: u32, val: u16) -> Result {
-        self.mdic(
-            u32::from(val)
-                | reg << bits::MDIC_REG_SHIFT
-                | PHY_ADDR << bits::MDIC_PHY_SHIFT
-                | bits::MDIC_OP_WRITE,
-        )
-        .map(|_| ())
+    fn phy_write(&self, reg: u8, val: u16) -> Result {
+        let cmd = Self::mdic_cmd(reg)?
+            .with_data(val)
+            .with_const_op::<MDIC_OP_WRITE>();
+        self.mdic(cmd).map(|_| ())
     }
 
     /// Writes a clause 45 register through the clause 22 MMD access registers.
-    pub(crate) fn mmd_write(&self, devad: u16, addr: u16, val: u16) -> Result {
+    fn mmd_write(&self, devad: u16, addr: u16, val: u16) -> Result {
         self.phy_write(reg::MMDAC, devad)?;
         self.phy_write(reg::MMDAAD, addr)?;
-        self.phy_write(reg::MMDAC, 0x4000 | devad)?;
+        self.phy_write(reg::MMDAC, reg::MMD_CTRL_NOINCR | devad)?;
         self.phy_write(reg::MMDAAD, val)
     }
 
     /// Reads a clause 45 register through the clause 22 MMD access registers.
-    pub(crate) fn mmd_read(&self, devad: u16, addr: u16) -> Result<u16> {
+    fn mmd_read(&self, devad: u16, addr: u16) -> Result<u16> {
         self.phy_write(reg::MMDAC, devad)?;
         self.phy_write(reg::MMDAAD, addr)?;
-        self.phy_write(reg::MMDAC, 0x4000 | devad)?;
+        self.phy_write(reg::MMDAC, reg::MMD_CTRL_NOINCR | devad)?;
         self.phy_read(reg::MMDAAD)
     }
 
@@ -144,9 +148,8 @@ impl Hw {
 
     /// Returns the link as the MAC resolved it (STATUS), or `None` if it is down.
     pub(crate) fn link(&self) -> Option<Link> {
-        let raw = self.rd(off::STATUS);
-        let s = crate::regs::STATUS::from_raw(raw);
-        if raw == u32::MAX || !s.lu() {
+        let s = self.read(STATUS);
+        if s.into_raw() == u32::MAX || !s.lu() {
             return None;
         }
         Some(Link {
@@ -195,9 +198,9 @@ impl Adapter {
         match link {
             Some(l) => {
                 if !dev.carrier_ok() || old != l.mbps {
-                    pr_info!(
-                        "{}: NIC Link is Up {} Mbps {} Duplex\n",
-                        dev.name(),
+                    netdev_info!(
+                        dev,
+                        "NIC Link is Up {} Mbps {} Duplex\n",
                         l.mbps,
                         if l.full_duplex { "Full" } else { "Half" }
                     );
@@ -206,7 +209,7 @@ impl Adapter {
             }
             None => {
                 if dev.carrier_ok() {
-                    pr_info!("{}: NIC Link is Down\n", dev.name());
+                    netdev_info!(dev, "NIC Link is Down\n");
                 }
                 dev.carrier_off();
             }

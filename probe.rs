@@ -4,11 +4,13 @@
 //! I225/I226 part (`igc_pci_tbl`, `igc_hw.h`).
 
 use kernel::{
+    debugfs,
     device::{self, Core},
     io::Io,
     net::dev::{self, features, Registration},
     new_mutex, new_spinlock_irq, pci,
     prelude::*,
+    str::CString,
     sync::{
         aref::ARef,
         atomic::{Atomic, Relaxed},
@@ -23,7 +25,7 @@ use crate::{
     irq,
     phy::Advertise,
     ptp, regs,
-    regs::{bits, off},
+    regs::{CTRL, CTRL_EXT},
     stats,
     watchdog::ResetTask,
 };
@@ -77,6 +79,8 @@ const fn intel(device: u32) -> pci::DeviceId {
 pub(crate) struct Rigc {
     info: PartInfo,
     net: Arc<Registration<Adapter>>,
+    /// The slot's test switches in debugfs (`rigc-<PCI address>/tx_tstamp_slot`).
+    _tx_tstamp_slot: ptp::TestSwitches,
 }
 
 pub(crate) struct RigcDriver;
@@ -135,8 +139,8 @@ impl pci::Driver for RigcDriver {
         }
         // Tell the firmware the driver is loaded (`igc_get_hw_control`), bring the link up and
         // advertise every speed (`igc_setup_link`).
-        hw.set_bits(off::CTRL_EXT, bits::CTRL_EXT_DRV_LOAD);
-        hw.set_bits(off::CTRL, bits::CTRL_SLU);
+        hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
+        hw.update(CTRL, |c: CTRL| c.with_slu(true));
         if let Err(e) = hw.advertise(Advertise::ALL) {
             dev_err!(pdev, "PHY setup failed ({:?})\n", e);
             return Err(e);
@@ -149,18 +153,6 @@ impl pci::Driver for RigcDriver {
                 if l.full_duplex { "full" } else { "half" }
             ),
             None => dev_info!(pdev, "link down\n"),
-        }
-
-        // Test-only switches of the TX timestamp slot (see `ptp.rs`).
-        let txts_set = crate::module_parameters::test_txts_set.value().clamp(0, 3) as usize;
-        let txts_workaround = !crate::module_parameters::test_no_txstmph0_workaround.value();
-        if txts_set != 0 || !txts_workaround {
-            dev_warn!(
-                pdev,
-                "test mode: TX timestamps in register set {}, TXSTMPH_0 workaround {}\n",
-                txts_set,
-                if txts_workaround { "on" } else { "off" }
-            );
         }
 
         let pdev_ref: ARef<pci::Device> = ARef::from(&**pdev);
@@ -193,7 +185,7 @@ impl pci::Driver for RigcDriver {
             tx_timeouts: Atomic::new(0),
             reset_task <- new_spinlock_irq!(None, "rigc_reset_task"),
             link_mbps: Atomic::new(0),
-            ptp <- ptp::Ptp::new(txts_set, txts_workaround),
+            ptp <- ptp::Ptp::new(),
         }? Error);
         let opts = dev::Options {
             tx_queues: MAX_QUEUES as u32,
@@ -285,7 +277,14 @@ impl pci::Driver for RigcDriver {
         // Only now, with nothing left to fail: the task holds the registration, and unbind is
         // what takes it out again.
         *net.reset_task.lock() = Some(ResetTask::new(net.clone())?);
-        Ok(Rigc { info, net })
+        let parent: &device::Device = pdev.as_ref();
+        let name = CString::try_from_fmt(fmt!("rigc-{}", parent.name().to_str().unwrap_or("?")))?;
+        let tx_tstamp_slot = ptp::debugfs_file(&debugfs::Dir::new(&name), net.clone())?;
+        Ok(Rigc {
+            info,
+            net,
+            _tx_tstamp_slot: tx_tstamp_slot,
+        })
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {

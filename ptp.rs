@@ -20,19 +20,20 @@ use kernel::{
     io::Io,
     net::skb::TstampSkb,
     new_spinlock_irq,
+    num::Bounded,
     prelude::*,
     sync::{atomic::Atomic, SpinLockIrq},
     time::{Instant, Monotonic},
 };
 
-use crate::regs::{self, Bar0};
+use crate::regs::{self, Bar0, TIMINCA};
 
 mod clock;
 mod hwtstamp;
 mod tx_slot;
 
 pub(crate) use clock::PtpClock;
-pub(crate) use tx_slot::{ClaimId, TxSlot};
+pub(crate) use tx_slot::{debugfs_file, ClaimId, TestSwitches, TxSlot};
 
 /// The PTP state of the adapter (the `ptp_*` and `tstamp_config` fields of `struct igc_adapter`).
 #[pin_data]
@@ -55,13 +56,13 @@ pub(crate) struct Ptp {
 }
 
 impl Ptp {
-    /// The state before the clock is started: TX timestamps in register set `set` (0 except in
-    /// tests), with the TXSTMPH_0 workaround unless a test turns it off.
-    pub(crate) fn new(set: usize, workaround: bool) -> impl PinInit<Self> {
+    /// The state before the clock is started: TX timestamps in register set 0, with the
+    /// TXSTMPH_0 workaround.
+    pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(Self {
             systim_lock <- new_spinlock_irq!(()),
             timinca: Atomic::new(0),
-            txts <- new_spinlock_irq!(TxSlot::new(set, workaround)),
+            txts <- new_spinlock_irq!(TxSlot::new(0, true)),
             tx_tstamp_on: Atomic::new(false),
             rx_tstamp_on: Atomic::new(false),
             phc_index: Atomic::new(-1),
@@ -89,46 +90,8 @@ pub(crate) fn read_systim(bar: &Bar0<'_>) -> Systim {
     Systim { sec, nsec }
 }
 
-/// PTP register offsets and bits (`igc_regs.h`, `igc_defines.h`).
-pub(crate) mod r {
-    pub(crate) const SYSTIML: usize = 0x0B600;
-    pub(crate) const SYSTIMH: usize = 0x0B604;
-    pub(crate) const TIMINCA: usize = 0x0B608;
-    pub(crate) const TSYNCTXCTL: usize = 0x0B614;
-    pub(crate) const TSYNCRXCTL: usize = 0x0B620;
-    pub(crate) const TSAUXC: usize = 0x0B640;
-    pub(crate) const TSICR: usize = 0x0B66C;
-    pub(crate) const TSIM: usize = 0x0B674;
-    pub(crate) const RXPBS: usize = 0x02404;
-
-    /// TXSTMPL of register set `n` (0-3).
-    pub(crate) const fn txstmpl(n: usize) -> usize {
-        match n {
-            0 => 0x0B618,
-            1 => 0x0B698,
-            2 => 0x0B6B8,
-            _ => 0x0B6D8,
-        }
-    }
-
-    /// TXSTMPH of register set `n` (0-3).
-    pub(crate) const fn txstmph(n: usize) -> usize {
-        txstmpl(n) + 4
-    }
-
-    pub(crate) const TSYNCTXCTL_TXTT_MASK: u32 = 0xF;
-    pub(crate) const TSYNCTXCTL_ENABLED: u32 = 1 << 4;
-    pub(crate) const TSYNCTXCTL_TXSYNSIG: u32 = 1 << 5;
-    pub(crate) const TSYNCRXCTL_TYPE_ALL: u32 = 0x08;
-    pub(crate) const TSYNCRXCTL_ENABLED: u32 = 0x10;
-    pub(crate) const TSYNCRXCTL_RXSYNSIG: u32 = 0x20;
-    pub(crate) const TSICR_TXTS: u32 = 1 << 1;
-    pub(crate) const RXPBS_CFG_TS_EN: u32 = 1 << 31;
-    pub(crate) const SRRCTL_TIMESTAMP: u32 = 1 << 30;
-    pub(crate) const SRRCTL_TIMER1SEL_1: u32 = 1 << 14;
-    pub(crate) const TIMINCA_ISGN: u32 = 1 << 31;
-    pub(crate) const TIMINCA_INCVALUE_MASK: u32 = 0x7FFF_FFFF;
-    pub(crate) const ICR_TS: u32 = 1 << 19;
+/// The timestamping bits of the TX and RX descriptors (`igc_base.h`, `igc_defines.h`).
+pub(crate) mod desc {
     /// TX descriptor: take a timestamp of this packet (`IGC_ADVTXD_MAC_TSTAMP`).
     pub(crate) const TXD_MAC_TSTAMP: u32 = 0x0008_0000;
     /// TX descriptor: the timestamp register set, bits 17:16 (`IGC_ADVTXD_TSTAMP_REG_n`).
@@ -173,22 +136,25 @@ pub(crate) fn systim_to_ns(lo: u32, hi: u32) -> u64 {
     u64::from(hi) * 1_000_000_000 + u64::from(lo)
 }
 
+/// The largest TIMINCA.INCVALUE.
+const INCVALUE_MAX: u64 = (1 << 31) - 1;
+
 /// The TIMINCA value for a frequency offset of `scaled_ppm` (ppm with a 16-bit binary
 /// fraction), as `igc_ptp_adjfine_i225` computes it: the increment is in units of 2^-32 ns per
 /// 3.2 ns cycle, so INCVALUE = |scaled_ppm| * 2^14 / 78125 (= |ppm| * 2^30 / 78125 / 2^16),
 /// with the sign in ISGN. Rounded to the nearest unit (igc truncates; the difference is below
 /// 0.5 unit, 1.5e-4 ppb).
-pub(crate) fn timinca(scaled_ppm: i64) -> u32 {
+pub(crate) fn timinca(scaled_ppm: i64) -> TIMINCA {
     // The PTP core keeps |scaled_ppm| within `max_adj` (about 2^32); the clamp keeps the
     // product far from overflowing 64 bits for any input.
     let abs = scaled_ppm.unsigned_abs().min(1 << 40);
     let inca = ((abs << 14) + 78125 / 2) / 78125;
-    let inca = inca.min(u64::from(r::TIMINCA_INCVALUE_MASK)) as u32;
-    if scaled_ppm < 0 {
-        inca | r::TIMINCA_ISGN
-    } else {
-        inca
-    }
+    let inca =
+        Bounded::<u32, 31>::try_new(inca.min(INCVALUE_MAX) as u32)
+            .unwrap_or(Bounded::<u32, 31>::new::<0x7FFF_FFFF>());
+    TIMINCA::zeroed()
+        .with_incvalue(inca)
+        .with_isgn(scaled_ppm < 0)
 }
 
 /// Extracts the timer 0 time (ns) from the 16-byte RX timestamp header: dwords 2 and 3 hold
@@ -206,17 +172,19 @@ mod tests {
 
     #[test]
     fn timinca_from_scaled_ppm() {
-        assert_eq!(timinca(0), 0);
+        let raw = |ppm| timinca(ppm).into_raw();
+        assert_eq!(raw(0), 0);
         // 1 ppm: 2^30 / 78125 = 13743.9 -> 13744.
-        assert_eq!(timinca(65536), 13744);
-        assert_eq!(timinca(-65536), 13744 | r::TIMINCA_ISGN);
+        assert_eq!(raw(65536), 13744);
+        // ISGN, bit 31: the correction slows the clock down.
+        assert_eq!(raw(-65536), 13744 | 1 << 31);
         // 1000 ppb = 1 ppm; 62499999 ppb, the largest, fits INCVALUE.
         let max = (62_499_999i64 << 16) / 1000;
-        assert!(timinca(max) < r::TIMINCA_INCVALUE_MASK);
+        assert!(u64::from(timinca(max).incvalue().get()) < INCVALUE_MAX);
         // Rounding: 78125 / 2^14 scaled ppm is exactly one unit.
-        assert_eq!(timinca(78125), 1 << 14);
-        assert_eq!(timinca(3), 1); // 3 * 16384 / 78125 = 0.63 -> 1
-        assert_eq!(timinca(2), 0); // 0.42 -> 0
+        assert_eq!(raw(78125), 1 << 14);
+        assert_eq!(raw(3), 1); // 3 * 16384 / 78125 = 0.63 -> 1
+        assert_eq!(raw(2), 0); // 0.42 -> 0
     }
 
     #[test]

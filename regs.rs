@@ -83,18 +83,102 @@ register! {
         9:9 auto_rd => bool;
     }
 
-    /// Interrupt Cause Read; read to clear.
-    pub(crate) ICR(u32) @ 0x01500 {
-        31:0 causes;
+    /// Extended Device Control.
+    pub(crate) CTRL_EXT(u32) @ 0x00018 {
+        /// The driver is loaded: the firmware keeps its hands off (`igc_get_hw_control`).
+        28:28 drv_load => bool;
     }
 
-    /// Interrupt Mask Clear (write only).
+    /// MDI Control: one PHY register access (`igc_read_phy_reg_mdic`).
+    pub(crate) MDIC(u32) @ 0x00020 {
+        /// The PHY answered with an error.
+        30:30 error => bool;
+        /// The access completed.
+        28:28 ready => bool;
+        /// Operation: [`MDIC_OP_WRITE`] or [`MDIC_OP_READ`].
+        27:26 op;
+        /// PHY address.
+        25:21 phyadd;
+        /// PHY register address.
+        20:16 regadd;
+        /// Data written, or read back.
+        15:0 data;
+    }
+
+    /// Receive Control.
+    pub(crate) RCTL(u32) @ 0x00100 {
+        /// Strip the Ethernet CRC.
+        26:26 secrc => bool;
+        /// Accept broadcast.
+        15:15 bam => bool;
+        /// Long packets (up to RLPML).
+        5:5 lpe => bool;
+        /// Multicast promiscuous.
+        4:4 mpe => bool;
+        /// Unicast promiscuous.
+        3:3 upe => bool;
+        /// Receiver enable.
+        1:1 en => bool;
+    }
+
+    /// Transmit Control.
+    pub(crate) TCTL(u32) @ 0x00400 {
+        /// Retransmit on late collision.
+        24:24 rtlc => bool;
+        /// Collision threshold.
+        11:4 ct;
+        /// Pad short packets.
+        3:3 psp => bool;
+        /// Transmitter enable.
+        1:1 en => bool;
+    }
+
+    /// Interrupt Cause Read; read to clear (`IGC_ICR_*`).
+    pub(crate) ICR(u32) @ 0x01500 {
+        /// An interrupt was asserted (INTx/MSI: the cause is this device's).
+        31:31 int_asserted => bool;
+        /// Time sync: read TSICR.
+        19:19 ts => bool;
+        /// Receive timer (legacy/MSI mode).
+        7:7 rxt0 => bool;
+        /// Link status change.
+        2:2 lsc => bool;
+        /// Transmit descriptor written back (legacy/MSI mode).
+        0:0 txdw => bool;
+    }
+
+    /// Interrupt Mask Set; the bits of [`ICR`].
+    pub(crate) IMS(u32) @ 0x01508 {
+        19:19 ts => bool;
+        7:7 rxt0 => bool;
+        2:2 lsc => bool;
+        0:0 txdw => bool;
+    }
+
+    /// Interrupt Mask Clear (write only); the bits of [`ICR`].
     pub(crate) IMC(u32) @ 0x0150C {
         31:0 mask;
     }
 
     /// Interrupt Acknowledge Auto Mask.
     pub(crate) IAM(u32) @ 0x01510 {
+        31:0 mask;
+    }
+
+    /// General Purpose Interrupt Enable.
+    pub(crate) GPIE(u32) @ 0x01514 {
+        /// PBA support (MSI-X).
+        31:31 pba => bool;
+        /// Extended interrupt auto mask enable.
+        30:30 eiame => bool;
+        /// MSI-X mode.
+        4:4 msix_mode => bool;
+        /// Non-selective interrupt clear on read.
+        0:0 nsicr => bool;
+    }
+
+    /// Extended Interrupt Mask Set; one bit per MSI-X vector.
+    pub(crate) EIMS(u32) @ 0x01524 {
         31:0 mask;
     }
 
@@ -112,6 +196,206 @@ register! {
     pub(crate) EIAM(u32) @ 0x01530 {
         31:0 mask;
     }
+
+    /// Interrupt throttle of MSI-X vector `n`.
+    pub(crate) EITR(u32)[5] @ 0x01680 {
+        /// Do not reset the counter on a write.
+        31:31 cnt_ignr => bool;
+        /// The interval, in microseconds.
+        14:2 interval;
+    }
+
+    /// Interrupt Vector Allocation: the vectors of queues `2n` (even) and `2n + 1` (odd). Each
+    /// byte is a vector number with [`IVAR_VALID`].
+    pub(crate) IVAR(u32)[2] @ 0x01700 {
+        31:24 tx_odd;
+        23:16 rx_odd;
+        15:8 tx_even;
+        7:0 rx_even;
+    }
+
+    /// Interrupt Vector Allocation of the other causes (link, time sync).
+    pub(crate) IVAR_MISC(u32) @ 0x01740 {
+        /// The vector of the other causes, with [`IVAR_VALID`].
+        15:8 other;
+    }
+
+    /// Receive packet buffer size.
+    pub(crate) RXPBS(u32) @ 0x02404 {
+        /// Timestamps go into the packet buffer (the RX timestamp header).
+        31:31 cfg_ts_en => bool;
+    }
+
+    /// Receive Checksum Control.
+    pub(crate) RXCSUM(u32) @ 0x05000 {
+        /// Packet checksum disabled: the descriptor carries the RSS hash.
+        13:13 pcsd => bool;
+        /// TCP/UDP checksum offload.
+        9:9 tuofl => bool;
+        /// IP checksum offload.
+        8:8 ipofl => bool;
+    }
+
+    /// Receive Long Packet Maximum Length.
+    pub(crate) RLPML(u32) @ 0x05004 {
+        13:0 len;
+    }
+
+    /// Multicast Table Array: 4096 hash bits.
+    pub(crate) MTA(u32)[128] @ 0x05200 {
+        31:0 bits;
+    }
+
+    /// Receive Address Low: the first four bytes of address `n`.
+    pub(crate) RAL(u32)[16, stride = 8] @ 0x05400 {
+        31:0 addr;
+    }
+
+    /// Receive Address High: the last two bytes of address `n`.
+    pub(crate) RAH(u32)[16, stride = 8] @ 0x05404 {
+        /// Address valid.
+        31:31 av => bool;
+        15:0 addr;
+    }
+
+    /// Multiple Receive Queues Command: RSS.
+    pub(crate) MRQC(u32) @ 0x05818 {
+        21:21 rss_field_ipv6_tcp => bool;
+        20:20 rss_field_ipv6 => bool;
+        18:18 rss_field_ipv6_tcp_ex => bool;
+        17:17 rss_field_ipv4 => bool;
+        16:16 rss_field_ipv4_tcp => bool;
+        /// [`MRQC_ENABLE_RSS_MQ`] to spread over the queues.
+        2:0 enable;
+    }
+
+    /// RSS redirection table: four entries (queue numbers) per register.
+    pub(crate) RETA(u32)[32] @ 0x05C00 {
+        31:24 e3;
+        23:16 e2;
+        15:8 e1;
+        7:0 e0;
+    }
+
+    /// RSS random key.
+    pub(crate) RSSRK(u32)[10] @ 0x05C80 {
+        31:0 key;
+    }
+
+    /// RX descriptor base address low of queue `n`.
+    pub(crate) RDBAL(u32)[4, stride = 0x40] @ 0x0C000 {
+        31:0 addr;
+    }
+
+    /// RX descriptor base address high of queue `n`.
+    pub(crate) RDBAH(u32)[4, stride = 0x40] @ 0x0C004 {
+        31:0 addr;
+    }
+
+    /// RX descriptor ring length of queue `n`, in bytes.
+    pub(crate) RDLEN(u32)[4, stride = 0x40] @ 0x0C008 {
+        19:0 len;
+    }
+
+    /// Split and Replication Receive Control of queue `n`.
+    pub(crate) SRRCTL(u32)[4, stride = 0x40] @ 0x0C00C {
+        /// Put the timestamp header in front of every frame.
+        30:30 timestamp => bool;
+        /// Descriptor type: [`SRRCTL_DESCTYPE_ADV_ONEBUF`].
+        27:25 desctype;
+        /// The timer the header's second timestamp comes from.
+        15:14 timer1sel;
+        /// Header buffer size, in 64-byte units.
+        13:8 bsizehdr;
+        /// Packet buffer size, in KiB.
+        6:0 bsizepkt;
+    }
+
+    /// RX descriptor head of queue `n`.
+    pub(crate) RDH(u32)[4, stride = 0x40] @ 0x0C010 {
+        15:0 head;
+    }
+
+    /// RX descriptor tail of queue `n`.
+    pub(crate) RDT(u32)[4, stride = 0x40] @ 0x0C018 {
+        15:0 tail;
+    }
+
+    /// RX descriptor control of queue `n`.
+    pub(crate) RXDCTL(u32)[4, stride = 0x40] @ 0x0C028 {
+        25:25 enable => bool;
+        20:16 wthresh;
+        12:8 hthresh;
+        4:0 pthresh;
+    }
+
+    /// TX descriptor base address low of queue `n`.
+    pub(crate) TDBAL(u32)[4, stride = 0x40] @ 0x0E000 {
+        31:0 addr;
+    }
+
+    /// TX descriptor base address high of queue `n`.
+    pub(crate) TDBAH(u32)[4, stride = 0x40] @ 0x0E004 {
+        31:0 addr;
+    }
+
+    /// TX descriptor ring length of queue `n`, in bytes.
+    pub(crate) TDLEN(u32)[4, stride = 0x40] @ 0x0E008 {
+        19:0 len;
+    }
+
+    /// TX descriptor head of queue `n`.
+    pub(crate) TDH(u32)[4, stride = 0x40] @ 0x0E010 {
+        15:0 head;
+    }
+
+    /// TX descriptor tail of queue `n`.
+    pub(crate) TDT(u32)[4, stride = 0x40] @ 0x0E018 {
+        15:0 tail;
+    }
+
+    /// TX descriptor control of queue `n`.
+    pub(crate) TXDCTL(u32)[4, stride = 0x40] @ 0x0E028 {
+        25:25 enable => bool;
+        20:16 wthresh;
+        12:8 hthresh;
+        4:0 pthresh;
+    }
+
+    /// CRC error count (statistics registers clear on read).
+    pub(crate) CRCERRS(u32) @ 0x04000 { 31:0 count; }
+    /// Missed packets count.
+    pub(crate) MPC(u32) @ 0x04010 { 31:0 count; }
+    /// Good packets received count.
+    pub(crate) GPRC(u32) @ 0x04074 { 31:0 count; }
+    /// Broadcast packets received count.
+    pub(crate) BPRC(u32) @ 0x04078 { 31:0 count; }
+    /// Multicast packets received count.
+    pub(crate) MPRC(u32) @ 0x0407C { 31:0 count; }
+    /// Good packets transmitted count.
+    pub(crate) GPTC(u32) @ 0x04080 { 31:0 count; }
+    /// Good octets received count, low 32 bits (read first).
+    pub(crate) GORCL(u32) @ 0x04088 { 31:0 count; }
+    /// Good octets received count, high 32 bits.
+    pub(crate) GORCH(u32) @ 0x0408C { 31:0 count; }
+    /// Good octets transmitted count, low 32 bits (read first).
+    pub(crate) GOTCL(u32) @ 0x04090 { 31:0 count; }
+    /// Good octets transmitted count, high 32 bits.
+    pub(crate) GOTCH(u32) @ 0x04094 { 31:0 count; }
+    /// Receive no buffers count.
+    pub(crate) RNBC(u32) @ 0x040A0 { 31:0 count; }
+    /// Receive undersize count.
+    pub(crate) RUC(u32) @ 0x040A4 { 31:0 count; }
+    /// Receive oversize count.
+    pub(crate) ROC(u32) @ 0x040AC { 31:0 count; }
+    /// Total packets received.
+    pub(crate) TPR(u32) @ 0x040D0 { 31:0 count; }
+    /// Total packets transmitted.
+    pub(crate) TPT(u32) @ 0x040D4 { 31:0 count; }
+    /// Multicast packets transmitted count.
+    pub(crate) MPTC(u32) @ 0x040F0 { 31:0 count; }
+    /// Broadcast packets transmitted count.
+    pub(crate) BPTC(u32) @ 0x040F4 { 31:0 count; }
 
     /// System time, low 32 bits: nanoseconds. Reading it latches `SYSTIMH`.
     pub(crate) SYSTIML(u32) @ 0x0B600 {
@@ -138,13 +422,12 @@ register! {
 
     /// TX time sync control.
     pub(crate) TSYNCTXCTL(u32) @ 0x0B614 {
+        /// Sample the time on the SFD of sync messages (`IGC_TSYNCTXCTL_TXSYNSIG`).
+        5:5 txsynsig => bool;
         /// Timestamping is enabled.
         4:4 enabled => bool;
-        /// A timestamp is valid in set 3 .. set 0.
-        3:3 txtt_3 => bool;
-        2:2 txtt_2 => bool;
-        1:1 txtt_1 => bool;
-        0:0 txtt_0 => bool;
+        /// Bit `n`: a timestamp is valid in register set `n`.
+        3:0 txtt;
     }
 
     /// TX timestamp, set 0, low 32 bits (nanoseconds).
@@ -157,11 +440,23 @@ register! {
         31:0 sec;
     }
 
+    /// TX timestamps of register sets 1-3, low 32 bits (nanoseconds).
+    pub(crate) TXSTMPL_N(u32)[3, stride = 0x20] @ 0x0B698 {
+        31:0 nsec;
+    }
+
+    /// TX timestamps of register sets 1-3, high 32 bits (seconds).
+    pub(crate) TXSTMPH_N(u32)[3, stride = 0x20] @ 0x0B69C {
+        31:0 sec;
+    }
+
     /// RX time sync control.
     pub(crate) TSYNCRXCTL(u32) @ 0x0B620 {
+        /// Sample the time on the SFD (`IGC_TSYNCRXCTL_RXSYNSIG`).
+        5:5 rxsynsig => bool;
         /// Timestamping is enabled.
         4:4 enabled => bool;
-        /// Which packets get a timestamp.
+        /// Which packets get a timestamp: [`TSYNCRXCTL_TYPE_ALL`].
         3:1 type_;
     }
 
@@ -183,6 +478,18 @@ register! {
         0:0 sys_wrap => bool;
     }
 }
+
+/// [`MDIC`] operations.
+pub(crate) const MDIC_OP_WRITE: u32 = 1;
+pub(crate) const MDIC_OP_READ: u32 = 2;
+/// The valid bit of each vector byte in [`IVAR`] and [`IVAR_MISC`].
+pub(crate) const IVAR_VALID: u8 = 0x80;
+/// [`MRQC`]`.enable`: RSS over several queues.
+pub(crate) const MRQC_ENABLE_RSS_MQ: u32 = 2;
+/// [`SRRCTL`]`.desctype`: advanced descriptors, one buffer.
+pub(crate) const SRRCTL_DESCTYPE_ADV_ONEBUF: u32 = 1;
+/// [`TSYNCRXCTL`]`.type_`: timestamp every packet.
+pub(crate) const TSYNCRXCTL_TYPE_ALL: u32 = 4;
 
 /// Link speed as the MAC reports it in [`STATUS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,184 +535,6 @@ impl EECD {
         let field = u32::from(self.size());
         1 << (field + 6).min(15)
     }
-}
-
-/// Register offsets for the registers the datapath reaches by computed offset (per queue,
-/// per vector, tables), as in `igc_regs.h`.
-pub(crate) mod off {
-    pub(crate) const CTRL: usize = 0x00000;
-    pub(crate) const STATUS: usize = 0x00008;
-    pub(crate) const CTRL_EXT: usize = 0x00018;
-    pub(crate) const MDIC: usize = 0x00020;
-    pub(crate) const RCTL: usize = 0x00100;
-    pub(crate) const TCTL: usize = 0x00400;
-    pub(crate) const ICR: usize = 0x01500;
-    pub(crate) const IMS: usize = 0x01508;
-    pub(crate) const IMC: usize = 0x0150C;
-    pub(crate) const IAM: usize = 0x01510;
-    pub(crate) const GPIE: usize = 0x01514;
-    pub(crate) const EIMS: usize = 0x01524;
-    pub(crate) const EIMC: usize = 0x01528;
-    pub(crate) const EIAC: usize = 0x0152C;
-    pub(crate) const EIAM: usize = 0x01530;
-    pub(crate) const IVAR_MISC: usize = 0x01740;
-    pub(crate) const RXCSUM: usize = 0x05000;
-    pub(crate) const RLPML: usize = 0x05004;
-    pub(crate) const MRQC: usize = 0x05818;
-
-    /// Interrupt throttle of MSI-X vector `n`.
-    pub(crate) const fn eitr(n: usize) -> usize {
-        0x01680 + 4 * n
-    }
-    /// Interrupt vector allocation `n` (two queues per register).
-    pub(crate) const fn ivar(n: usize) -> usize {
-        0x01700 + 4 * n
-    }
-    /// Multicast table array entry `n` (128 entries).
-    pub(crate) const fn mta(n: usize) -> usize {
-        0x05200 + 4 * n
-    }
-    /// Receive address low of entry `n`.
-    pub(crate) const fn ral(n: usize) -> usize {
-        0x05400 + 8 * n
-    }
-    /// Receive address high of entry `n`.
-    pub(crate) const fn rah(n: usize) -> usize {
-        0x05404 + 8 * n
-    }
-    /// RSS redirection table register `n` (32 registers, 4 entries each).
-    pub(crate) const fn reta(n: usize) -> usize {
-        0x05C00 + 4 * n
-    }
-    /// RSS random key register `n` (10 registers).
-    pub(crate) const fn rssrk(n: usize) -> usize {
-        0x05C80 + 4 * n
-    }
-
-    const fn rxq(q: usize, reg: usize) -> usize {
-        0x0C000 + 0x40 * q + reg
-    }
-    const fn txq(q: usize, reg: usize) -> usize {
-        0x0E000 + 0x40 * q + reg
-    }
-    pub(crate) const fn rdbal(q: usize) -> usize {
-        rxq(q, 0x00)
-    }
-    pub(crate) const fn rdbah(q: usize) -> usize {
-        rxq(q, 0x04)
-    }
-    pub(crate) const fn rdlen(q: usize) -> usize {
-        rxq(q, 0x08)
-    }
-    pub(crate) const fn srrctl(q: usize) -> usize {
-        rxq(q, 0x0C)
-    }
-    pub(crate) const fn rdh(q: usize) -> usize {
-        rxq(q, 0x10)
-    }
-    pub(crate) const fn rdt(q: usize) -> usize {
-        rxq(q, 0x18)
-    }
-    pub(crate) const fn rxdctl(q: usize) -> usize {
-        rxq(q, 0x28)
-    }
-    pub(crate) const fn tdbal(q: usize) -> usize {
-        txq(q, 0x00)
-    }
-    pub(crate) const fn tdbah(q: usize) -> usize {
-        txq(q, 0x04)
-    }
-    pub(crate) const fn tdlen(q: usize) -> usize {
-        txq(q, 0x08)
-    }
-    pub(crate) const fn tdh(q: usize) -> usize {
-        txq(q, 0x10)
-    }
-    pub(crate) const fn tdt(q: usize) -> usize {
-        txq(q, 0x18)
-    }
-    pub(crate) const fn txdctl(q: usize) -> usize {
-        txq(q, 0x28)
-    }
-
-    /// Statistics (clear on read), `igc_regs.h`.
-    pub(crate) const CRCERRS: usize = 0x04000;
-    pub(crate) const MPC: usize = 0x04010;
-    pub(crate) const GPRC: usize = 0x04074;
-    pub(crate) const BPRC: usize = 0x04078;
-    pub(crate) const MPRC: usize = 0x0407C;
-    pub(crate) const GPTC: usize = 0x04080;
-    pub(crate) const GORCL: usize = 0x04088;
-    pub(crate) const GORCH: usize = 0x0408C;
-    pub(crate) const GOTCL: usize = 0x04090;
-    pub(crate) const GOTCH: usize = 0x04094;
-    pub(crate) const RNBC: usize = 0x040A0;
-    pub(crate) const RUC: usize = 0x040A4;
-    pub(crate) const ROC: usize = 0x040AC;
-    pub(crate) const TPR: usize = 0x040D0;
-    pub(crate) const TPT: usize = 0x040D4;
-    pub(crate) const MPTC: usize = 0x040F0;
-    pub(crate) const BPTC: usize = 0x040F4;
-}
-
-/// Register bits used with [`off`], as in `igc_defines.h`.
-pub(crate) mod bits {
-    pub(crate) const CTRL_GIO_MASTER_DISABLE: u32 = 1 << 2;
-    pub(crate) const CTRL_SLU: u32 = 1 << 6;
-    pub(crate) const CTRL_RST: u32 = 1 << 26;
-    pub(crate) const STATUS_GIO_MASTER_ENABLE: u32 = 1 << 19;
-    pub(crate) const CTRL_EXT_DRV_LOAD: u32 = 1 << 28;
-    pub(crate) const EECD_AUTO_RD: u32 = 1 << 9;
-
-    pub(crate) const MDIC_REG_SHIFT: u32 = 16;
-    pub(crate) const MDIC_PHY_SHIFT: u32 = 21;
-    pub(crate) const MDIC_OP_WRITE: u32 = 1 << 26;
-    pub(crate) const MDIC_OP_READ: u32 = 2 << 26;
-    pub(crate) const MDIC_READY: u32 = 1 << 28;
-    pub(crate) const MDIC_ERROR: u32 = 1 << 30;
-
-    pub(crate) const RCTL_EN: u32 = 1 << 1;
-    pub(crate) const RCTL_UPE: u32 = 1 << 3;
-    pub(crate) const RCTL_MPE: u32 = 1 << 4;
-    pub(crate) const RCTL_LPE: u32 = 1 << 5;
-    pub(crate) const RCTL_BAM: u32 = 1 << 15;
-    pub(crate) const RCTL_SECRC: u32 = 1 << 26;
-
-    pub(crate) const TCTL_EN: u32 = 1 << 1;
-    pub(crate) const TCTL_PSP: u32 = 1 << 3;
-    pub(crate) const TCTL_CT_15: u32 = 15 << 4;
-    pub(crate) const TCTL_RTLC: u32 = 1 << 24;
-
-    pub(crate) const ICR_LSC: u32 = 1 << 2;
-    pub(crate) const ICR_INT_ASSERTED: u32 = 1 << 31;
-    pub(crate) const ICR_RXT0: u32 = 1 << 7;
-    pub(crate) const ICR_TXDW: u32 = 1 << 0;
-
-    pub(crate) const GPIE_NSICR: u32 = 1 << 0;
-    pub(crate) const GPIE_MSIX_MODE: u32 = 1 << 4;
-    pub(crate) const GPIE_EIAME: u32 = 1 << 30;
-    pub(crate) const GPIE_PBA: u32 = 1 << 31;
-
-    pub(crate) const IVAR_VALID: u32 = 0x80;
-    pub(crate) const EITR_CNT_IGNR: u32 = 1 << 31;
-
-    pub(crate) const RXCSUM_PCSD: u32 = 1 << 13;
-    pub(crate) const RXCSUM_TUOFL: u32 = 1 << 9;
-    pub(crate) const RXCSUM_IPOFL: u32 = 1 << 8;
-
-    pub(crate) const MRQC_ENABLE_RSS_MQ: u32 = 0x2;
-    pub(crate) const MRQC_RSS_FIELD_IPV4_TCP: u32 = 1 << 16;
-    pub(crate) const MRQC_RSS_FIELD_IPV4: u32 = 1 << 17;
-    pub(crate) const MRQC_RSS_FIELD_IPV6_TCP_EX: u32 = 1 << 18;
-    pub(crate) const MRQC_RSS_FIELD_IPV6: u32 = 1 << 20;
-    pub(crate) const MRQC_RSS_FIELD_IPV6_TCP: u32 = 1 << 21;
-
-    pub(crate) const RAH_AV: u32 = 1 << 31;
-
-    pub(crate) const QUEUE_ENABLE: u32 = 1 << 25;
-    pub(crate) const SRRCTL_BSIZEPKT_2K: u32 = 2;
-    pub(crate) const SRRCTL_BSIZEHDR_256: u32 = 4 << 8;
-    pub(crate) const SRRCTL_DESCTYPE_ADV_ONEBUF: u32 = 1 << 25;
 }
 
 #[cfg(CONFIG_RIGC_KUNIT_TEST)]

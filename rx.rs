@@ -26,7 +26,7 @@ use crate::{
     batch::Batch,
     hw::{Descs, Hw},
     ptp,
-    regs::{bits, off},
+    regs::{RDBAH, RDBAL, RDH, RDLEN, RDT, RXDCTL, SRRCTL, SRRCTL_DESCTYPE_ADV_ONEBUF},
 };
 
 /// Frames taken off the ring under its lock at a time, then handed to GRO outside it (the
@@ -114,37 +114,56 @@ impl RxRing {
     /// given to the hardware.
     pub(crate) fn configure(&self, hw: &Hw, tstamp: bool) {
         let q = usize::from(self.queue);
-        hw.wr(off::rxdctl(q), 0);
+        hw.write_at(q, RXDCTL::zeroed());
         hw.flush();
         let base = self.desc.dma_address();
-        hw.wr(off::rdbal(q), base as u32);
-        hw.wr(off::rdbah(q), (base >> 32) as u32);
-        hw.wr(off::rdlen(q), self.count * 16);
-        hw.wr(off::rdh(q), 0);
-        hw.wr(off::rdt(q), 0);
-        let ts = if tstamp {
-            ptp::r::SRRCTL_TIMER1SEL_1 | ptp::r::SRRCTL_TIMESTAMP
-        } else {
-            0
-        };
-        hw.wr(
-            off::srrctl(q),
-            bits::SRRCTL_BSIZEHDR_256
-                | bits::SRRCTL_BSIZEPKT_2K
-                | bits::SRRCTL_DESCTYPE_ADV_ONEBUF
-                | ts,
+        hw.write_at(q, RDBAL::zeroed().with_addr(base as u32));
+        hw.write_at(q, RDBAH::zeroed().with_addr((base >> 32) as u32));
+        hw.write_at(
+            q,
+            RDLEN::zeroed()
+                .try_with_len(self.count * 16)
+                .unwrap_or_else(|_| RDLEN::zeroed()),
+        );
+        hw.write_at(q, RDH::zeroed());
+        hw.write_at(q, RDT::zeroed());
+        // 2 KiB packet buffers, 256-byte header buffers, one buffer per descriptor; the
+        // timestamp header in front of each frame while RX timestamping is on.
+        let srrctl = SRRCTL::zeroed()
+            .with_const_bsizepkt::<2>()
+            .with_const_bsizehdr::<4>()
+            .with_const_desctype::<SRRCTL_DESCTYPE_ADV_ONEBUF>();
+        hw.write_at(
+            q,
+            if tstamp {
+                srrctl.with_const_timer1sel::<1>().with_timestamp(true)
+            } else {
+                srrctl
+            },
         );
         // PTHRESH 8, HTHRESH 8, WTHRESH 4, as igc.
-        hw.wr(off::rxdctl(q), 8 | 8 << 8 | 4 << 16 | bits::QUEUE_ENABLE);
-        hw.wr(
-            off::rdt(q),
-            (self.next_to_clean + self.count - 1) % self.count,
+        hw.write_at(
+            q,
+            RXDCTL::zeroed()
+                .with_const_pthresh::<8>()
+                .with_const_hthresh::<8>()
+                .with_const_wthresh::<4>()
+                .with_enable(true),
+        );
+        self.write_tail(hw, (self.next_to_clean + self.count - 1) % self.count);
+    }
+
+    /// Hands the descriptors below `tail` to the hardware.
+    fn write_tail(&self, hw: &Hw, tail: u32) {
+        hw.write_at(
+            usize::from(self.queue),
+            RDT::zeroed().with_tail(tail as u16),
         );
     }
 
     /// Disables the ring in the hardware.
     pub(crate) fn disable(&self, hw: &Hw) {
-        hw.wr(off::rxdctl(usize::from(self.queue)), 0);
+        hw.write_at(usize::from(self.queue), RXDCTL::zeroed());
     }
 
     /// Gives every descriptor back to the hardware and forgets a partial frame (after the ring
@@ -207,15 +226,15 @@ impl RxRing {
             let (mut offset, mut len) = (0, len.min(BUF_LEN));
             // The timestamp header in front of a frame's first buffer. Only a set TSIP bit,
             // which RX timestamping switches on, costs anything here.
-            if first && status & ptp::r::RXD_STAT_TSIP != 0 && len >= ptp::r::TS_HDR_LEN {
+            if first && status & ptp::desc::RXD_STAT_TSIP != 0 && len >= ptp::desc::TS_HDR_LEN {
                 if let (Some(s), Some(latency)) = (skb.as_mut(), rx_tstamp) {
                     let mut hdr = [0u8; 16];
                     if page.read(0, &mut hdr).is_ok() {
                         s.set_hwtstamp(ptp::rx_header_ns(&hdr).saturating_sub(latency));
                     }
                 }
-                offset = ptp::r::TS_HDR_LEN;
-                len -= ptp::r::TS_HDR_LEN;
+                offset = ptp::desc::TS_HDR_LEN;
+                len -= ptp::desc::TS_HDR_LEN;
             }
             if let Some(s) = skb.as_mut() {
                 if s.put_from_page(page, offset, len).is_err() {
@@ -268,10 +287,7 @@ impl RxRing {
             let _ = out.push(skb);
         }
         if cleaned > 0 {
-            hw.wr(
-                off::rdt(usize::from(self.queue)),
-                (self.next_to_clean + self.count - 1) % self.count,
-            );
+            self.write_tail(hw, (self.next_to_clean + self.count - 1) % self.count);
         }
         counters.packets.fetch_add(pkts, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);

@@ -10,7 +10,14 @@
 
 use kernel::{str::CStr, sync::atomic::Relaxed};
 
-use crate::{adapter::Adapter, hw::Hw, regs::off};
+use crate::{
+    adapter::Adapter,
+    hw::Hw,
+    regs::{
+        BPRC, BPTC, CRCERRS, GORCH, GORCL, GOTCH, GOTCL, GPRC, GPTC, MPC, MPRC, MPTC, RNBC, ROC,
+        RUC, TPR, TPT,
+    },
+};
 
 /// Accumulated hardware counters.
 #[derive(Clone, Copy, Default)]
@@ -38,25 +45,24 @@ impl HwStats {
         if hw.gone() {
             return;
         }
-        let r = |reg| u64::from(hw.rd(reg));
-        self.crcerrs += r(off::CRCERRS);
-        self.mpc += r(off::MPC);
-        self.gprc += r(off::GPRC);
-        self.bprc += r(off::BPRC);
-        self.mprc += r(off::MPRC);
-        self.gptc += r(off::GPTC);
+        self.crcerrs += u64::from(hw.read(CRCERRS).into_raw());
+        self.mpc += u64::from(hw.read(MPC).into_raw());
+        self.gprc += u64::from(hw.read(GPRC).into_raw());
+        self.bprc += u64::from(hw.read(BPRC).into_raw());
+        self.mprc += u64::from(hw.read(MPRC).into_raw());
+        self.gptc += u64::from(hw.read(GPTC).into_raw());
         // The 64-bit octet counters: low half first, then high (which clears both).
-        let lo = r(off::GORCL);
-        self.gorc += lo | r(off::GORCH) << 32;
-        let lo = r(off::GOTCL);
-        self.gotc += lo | r(off::GOTCH) << 32;
-        self.rnbc += r(off::RNBC);
-        self.ruc += r(off::RUC);
-        self.roc += r(off::ROC);
-        self.tpr += r(off::TPR);
-        self.tpt += r(off::TPT);
-        self.mptc += r(off::MPTC);
-        self.bptc += r(off::BPTC);
+        let lo = u64::from(hw.read(GORCL).into_raw());
+        self.gorc += lo | u64::from(hw.read(GORCH).into_raw()) << 32;
+        let lo = u64::from(hw.read(GOTCL).into_raw());
+        self.gotc += lo | u64::from(hw.read(GOTCH).into_raw()) << 32;
+        self.rnbc += u64::from(hw.read(RNBC).into_raw());
+        self.ruc += u64::from(hw.read(RUC).into_raw());
+        self.roc += u64::from(hw.read(ROC).into_raw());
+        self.tpr += u64::from(hw.read(TPR).into_raw());
+        self.tpt += u64::from(hw.read(TPT).into_raw());
+        self.mptc += u64::from(hw.read(MPTC).into_raw());
+        self.bptc += u64::from(hw.read(BPTC).into_raw());
     }
 }
 

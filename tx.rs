@@ -22,7 +22,7 @@ use crate::{
     batch::Batch,
     hw::{Descs, Hw},
     ptp::ClaimId,
-    regs::{bits, off},
+    regs::{TDBAH, TDBAL, TDH, TDLEN, TDT, TXDCTL},
 };
 
 /// Advanced TX descriptor bits (`igc_defines.h`, `igc_base.h`).
@@ -176,21 +176,33 @@ impl TxRing {
     /// Programs the ring into the hardware and enables it (`igc_configure_tx_ring`).
     pub(crate) fn configure(&self, hw: &Hw) {
         let q = usize::from(self.queue);
-        hw.wr(off::txdctl(q), 0);
+        hw.write_at(q, TXDCTL::zeroed());
         hw.flush();
         let base = self.desc.dma_address();
-        hw.wr(off::tdlen(q), self.count * 16);
-        hw.wr(off::tdbal(q), base as u32);
-        hw.wr(off::tdbah(q), (base >> 32) as u32);
-        hw.wr(off::tdh(q), 0);
-        hw.wr(off::tdt(q), 0);
+        hw.write_at(
+            q,
+            TDLEN::zeroed()
+                .try_with_len(self.count * 16)
+                .unwrap_or_else(|_| TDLEN::zeroed()),
+        );
+        hw.write_at(q, TDBAL::zeroed().with_addr(base as u32));
+        hw.write_at(q, TDBAH::zeroed().with_addr((base >> 32) as u32));
+        hw.write_at(q, TDH::zeroed());
+        hw.write_at(q, TDT::zeroed());
         // PTHRESH 8, HTHRESH 1, WTHRESH 16, as igc.
-        hw.wr(off::txdctl(q), 8 | 1 << 8 | 16 << 16 | bits::QUEUE_ENABLE);
+        hw.write_at(
+            q,
+            TXDCTL::zeroed()
+                .with_const_pthresh::<8>()
+                .with_const_hthresh::<1>()
+                .with_const_wthresh::<16>()
+                .with_enable(true),
+        );
     }
 
     /// Disables the ring in the hardware.
     pub(crate) fn disable(&self, hw: &Hw) {
-        hw.wr(off::txdctl(usize::from(self.queue)), 0);
+        hw.write_at(usize::from(self.queue), TXDCTL::zeroed());
     }
 
     fn unused(&self) -> u32 {
@@ -353,7 +365,10 @@ impl TxRing {
         }
         // The MMIO write orders the descriptor writes before it (writel).
         if netdev.tx_sent_queue(q, bytes) {
-            hw.wr(off::tdt(usize::from(q)), self.next_to_use);
+            hw.write_at(
+                usize::from(q),
+                TDT::zeroed().with_tail(self.next_to_use as u16),
+            );
         }
         Ok(())
     }

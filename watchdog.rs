@@ -6,7 +6,7 @@
 
 use kernel::{
     net::{dev::Registration, rtnl},
-    new_delayed_work, new_work,
+    netdev_err, netdev_warn, new_delayed_work, new_work,
     prelude::*,
     sync::{atomic::Relaxed, Arc},
     time::{msecs_to_jiffies, Instant, Monotonic},
@@ -17,7 +17,7 @@ use crate::{
     adapter::{Adapter, WATCHDOG_MS},
     netdev::{down, up_with},
     ptp,
-    regs::{bits, off},
+    regs::{CTRL, CTRL_EXT},
 };
 
 /// The 2-second watchdog (`igc_watchdog_task`): link state, statistics, TX hang recovery.
@@ -77,7 +77,7 @@ impl workqueue::WorkItem for Watchdog {
             .expire(&net.hw, net.now_ns(), ptp::TX_TIMEOUT_NS);
         if let Some(req) = expired {
             drop(req);
-            pr_warn!("{}: Tx timestamp timeout\n", net.device().name());
+            netdev_warn!(net.device(), "Tx timestamp timeout\n");
         }
         if !net.device().carrier_ok() && tx_pending(net) {
             // The link is gone with packets still on a TX ring: the MAC stopped its DMA and
@@ -151,22 +151,22 @@ fn reset_after_hang(net: &Registration<Adapter>) {
     // Allocated first, so that a failure leaves the interface as it was (the next TX timeout
     // or watchdog round asks again).
     let Ok(wd) = next_watchdog(net) else {
-        pr_err!("{}: no memory to reset the adapter\n", dev.name());
+        netdev_err!(dev, "no memory to reset the adapter\n");
         return;
     };
-    pr_err!("{}: Reset adapter\n", dev.name());
+    netdev_err!(dev, "Reset adapter\n");
     // `igc_ptp_time_save`.
     let saved = net.systim_read(None).as_nanos();
     let since = Instant::<Monotonic>::now();
     let rings = down(net, &mut cfg);
     if let Err(e) = net.hw.reset() {
-        pr_err!("{}: MAC reset did not complete ({:?})\n", dev.name(), e);
+        netdev_err!(dev, "MAC reset did not complete ({:?})\n", e);
     }
     // `igc_reset` after `reset_hw`: the driver owns the device, link up, the advertisement.
-    net.hw.set_bits(off::CTRL_EXT, bits::CTRL_EXT_DRV_LOAD);
-    net.hw.set_bits(off::CTRL, bits::CTRL_SLU);
+    net.hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
+    net.hw.update(CTRL, |c: CTRL| c.with_slu(true));
     if let Err(e) = net.hw.advertise(cfg.advertise) {
-        pr_err!("{}: PHY setup failed ({:?})\n", dev.name(), e);
+        netdev_err!(dev, "PHY setup failed ({:?})\n", e);
     }
     net.ptp_restore(saved, since, cfg.queues);
     up_with(net, &mut cfg, rings, wd);

@@ -12,8 +12,11 @@ use kernel::{
     time::{Instant, Monotonic},
 };
 
-use super::{r, timinca};
-use crate::adapter::Adapter;
+use super::timinca;
+use crate::{
+    adapter::Adapter,
+    regs::{SYSTIMH, SYSTIML, TIMINCA, TSAUXC, TSIM},
+};
 
 /// The PTP hardware clock's operations (`igc_ptp_*_i225`).
 pub(crate) struct PtpClock {
@@ -52,23 +55,19 @@ impl kernel::ptp::Operations for PtpClock {
         }
         let inc = timinca(scaled_ppm);
         let _g = self.net.ptp.systim_lock.lock();
-        self.net.ptp.timinca.store(inc, Relaxed);
-        self.net.hw.wr(r::TIMINCA, inc);
+        self.net.ptp.timinca.store(inc.into_raw(), Relaxed);
+        self.net.hw.write_reg(inc);
         Ok(())
     }
 
     fn adjtime(&self, delta: i64) -> Result {
         let _g = self.net.ptp.systim_lock.lock();
-        let now = Timespec {
-            nsec: i64::from(self.net.hw.rd(r::SYSTIML)),
-            sec: i64::from(self.net.hw.rd(r::SYSTIMH)),
-        };
+        let now = self.net.systim_read_locked();
         if self.net.hw.removed() {
             return Err(ENODEV);
         }
         let t = Timespec::from_nanos(now.as_nanos().saturating_add(delta));
-        self.net.hw.wr(r::SYSTIML, t.nsec as u32);
-        self.net.hw.wr(r::SYSTIMH, t.sec as u32);
+        self.net.systim_write_locked(t);
         Ok(())
     }
 }
@@ -77,46 +76,62 @@ impl Adapter {
     /// Reads SYSTIM (`igc_ptp_read`), with system timestamps around the latching read.
     pub(crate) fn systim_read(&self, sts: Option<&mut SystemTimestamps>) -> Timespec {
         let _g = self.ptp.systim_lock.lock();
-        let (lo, hi) = match sts {
+        match sts {
             Some(sts) => {
                 sts.pre();
-                let lo = self.hw.rd(r::SYSTIML);
-                let hi = self.hw.rd(r::SYSTIMH);
+                let t = self.systim_read_locked();
                 sts.post();
-                (lo, hi)
+                t
             }
-            None => (self.hw.rd(r::SYSTIML), self.hw.rd(r::SYSTIMH)),
-        };
-        Timespec {
-            sec: i64::from(hi),
-            nsec: i64::from(lo),
+            None => self.systim_read_locked(),
         }
+    }
+
+    /// Reads SYSTIM, SYSTIML first (it latches SYSTIMH); `systim_lock` held.
+    fn systim_read_locked(&self) -> Timespec {
+        let nsec = self.hw.read(SYSTIML).nsec().get();
+        let sec = self.hw.read(SYSTIMH).sec().get();
+        Timespec {
+            sec: i64::from(sec),
+            nsec: i64::from(nsec),
+        }
+    }
+
+    /// Writes SYSTIM; `systim_lock` held.
+    fn systim_write_locked(&self, ts: Timespec) {
+        self.hw
+            .write_reg(SYSTIML::zeroed().with_nsec(ts.nsec as u32));
+        self.hw.write_reg(SYSTIMH::zeroed().with_sec(ts.sec as u32));
     }
 
     /// Writes SYSTIM (`igc_ptp_write_i225`).
     pub(crate) fn systim_write(&self, ts: Timespec) {
         let _g = self.ptp.systim_lock.lock();
-        self.hw.wr(r::SYSTIML, ts.nsec as u32);
-        self.hw.wr(r::SYSTIMH, ts.sec as u32);
+        self.systim_write_locked(ts);
     }
 
     /// Starts the clock and the TX timestamp interrupt (`igc_ptp_reset`), the clock set to the
     /// system's real time.
     pub(crate) fn ptp_reset(&self) {
-        self.hw.wr(r::TSAUXC, 0);
-        self.hw.wr(r::TSIM, r::TSICR_TXTS);
+        self.start_clock();
         self.systim_write(kernel::ptp::realtime());
+    }
+
+    /// Runs SYSTIM (TSAUXC cleared) and enables the TX timestamp interrupt.
+    fn start_clock(&self) {
+        self.hw.write_reg(TSAUXC::zeroed());
+        self.hw.write_reg(TSIM::zeroed().with_txts(true));
     }
 
     /// Reprograms the PTP side after a MAC reset (`igc_ptp_reset` with
     /// `igc_ptp_time_restore`): the clock set to the time saved before the reset plus the time
     /// the reset took, its last rate, and the timestamping configuration.
     pub(crate) fn ptp_restore(&self, saved_ns: i64, since: Instant<Monotonic>, queues: usize) {
-        self.hw.wr(r::TSAUXC, 0);
-        self.hw.wr(r::TSIM, r::TSICR_TXTS);
+        self.start_clock();
         {
             let _g = self.ptp.systim_lock.lock();
-            self.hw.wr(r::TIMINCA, self.ptp.timinca.load(Relaxed));
+            self.hw
+                .write_reg(TIMINCA::from_raw(self.ptp.timinca.load(Relaxed)));
         }
         let elapsed = since.elapsed().as_nanos();
         self.systim_write(Timespec::from_nanos(saved_ns.saturating_add(elapsed)));

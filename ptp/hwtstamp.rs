@@ -10,8 +10,11 @@ use kernel::{
     sync::atomic::Relaxed,
 };
 
-use super::{r, rx_latency_ns};
-use crate::{adapter::Adapter, regs::off};
+use super::rx_latency_ns;
+use crate::{
+    adapter::Adapter,
+    regs::{RXPBS, SRRCTL, TSYNCRXCTL, TSYNCRXCTL_TYPE_ALL, TSYNCTXCTL, TXSTMPH_0, TXSTMPL_0},
+};
 
 impl Adapter {
     /// `SIOCGHWTSTAMP` (`igc_ptp_hwtstamp_get`).
@@ -76,38 +79,46 @@ impl Adapter {
                 slot.cancel(&self.hw)
             };
             drop(req);
-            self.hw.wr(r::TSYNCTXCTL, 0);
+            self.hw.write_reg(TSYNCTXCTL::zeroed());
         }
     }
 
     /// Turns TX timestamping on in the hardware and discards a timestamp left from before.
     pub(crate) fn write_tx_tstamp_on(&self) {
-        self.hw.wr(
-            r::TSYNCTXCTL,
-            r::TSYNCTXCTL_ENABLED | r::TSYNCTXCTL_TXSYNSIG,
-        );
-        let _ = self.hw.rd(r::txstmpl(0));
-        let _ = self.hw.rd(r::txstmph(0));
+        self.hw
+            .write_reg(TSYNCTXCTL::zeroed().with_enabled(true).with_txsynsig(true));
+        let _ = self.hw.read(TXSTMPL_0);
+        let _ = self.hw.read(TXSTMPH_0);
     }
 
     /// Switches RX timestamping (`igc_ptp_enable_rx_timestamp` and its disable counterpart).
     pub(crate) fn set_rx_tstamp(&self, on: bool, queues: usize) {
-        let ts = r::SRRCTL_TIMER1SEL_1 | r::SRRCTL_TIMESTAMP;
-        if on {
-            self.hw.set_bits(r::RXPBS, r::RXPBS_CFG_TS_EN);
-            for q in 0..queues {
-                self.hw.set_bits(off::srrctl(q), ts);
+        // The timestamp header in front of every frame, with timer 0's time (`timer1sel` 1
+        // puts timer 1's in the header's other half, as igc does).
+        let header = |s: SRRCTL| {
+            if on {
+                s.with_const_timer1sel::<1>().with_timestamp(true)
+            } else {
+                s.with_const_timer1sel::<0>().with_timestamp(false)
             }
-            self.hw.wr(
-                r::TSYNCRXCTL,
-                r::TSYNCRXCTL_ENABLED | r::TSYNCRXCTL_TYPE_ALL | r::TSYNCRXCTL_RXSYNSIG,
+        };
+        if on {
+            self.hw.update(RXPBS, |r: RXPBS| r.with_cfg_ts_en(true));
+            for q in 0..queues {
+                self.hw.update_at(q, header);
+            }
+            self.hw.write_reg(
+                TSYNCRXCTL::zeroed()
+                    .with_enabled(true)
+                    .with_const_type_::<TSYNCRXCTL_TYPE_ALL>()
+                    .with_rxsynsig(true),
             );
         } else {
-            self.hw.wr(r::TSYNCRXCTL, 0);
+            self.hw.write_reg(TSYNCRXCTL::zeroed());
             for q in 0..queues {
-                self.hw.clear_bits(off::srrctl(q), ts);
+                self.hw.update_at(q, header);
             }
-            self.hw.clear_bits(r::RXPBS, r::RXPBS_CFG_TS_EN);
+            self.hw.update(RXPBS, |r: RXPBS| r.with_cfg_ts_en(false));
         }
         self.ptp.rx_tstamp_on.store(on, Relaxed);
     }

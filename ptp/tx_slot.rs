@@ -12,13 +12,27 @@
 //! anyway, and TXSTMPL_0 is compared with the baseline read before TSYNCTXCTL to catch a
 //! timestamp that landed in set 0 between the two reads.
 //!
-//! The slot uses register set 0; sets 1-3 are selectable for tests (`test_txts_set`), which is
-//! where the erratum shows without the workaround (`test_no_txstmph0_workaround`).
+//! The slot uses register set 0; sets 1-3, where the erratum shows, and running without the
+//! workaround are test switches in debugfs (`rigc-<PCI address>/tx_tstamp_slot`), never module
+//! parameters.
 
-use kernel::{net::skb::MappedTxSkb, sync::atomic::Relaxed};
+use kernel::{
+    debugfs::{Dir, File},
+    fmt,
+    net::{dev::Registration, skb::MappedTxSkb},
+    netdev_warn,
+    prelude::*,
+    sync::{atomic::Relaxed, Arc},
+    uaccess::UserSliceReader,
+};
 
-use super::{r, systim_to_ns, tx_latency_ns};
-use crate::{adapter::Adapter, hw::Hw, tx};
+use super::{desc, systim_to_ns, tx_latency_ns};
+use crate::{
+    adapter::Adapter,
+    hw::Hw,
+    regs::{TSICR, TSYNCTXCTL, TXSTMPH_0, TXSTMPH_N, TXSTMPL_0, TXSTMPL_N},
+    tx,
+};
 
 /// The register reads of the TX timestamp read-out: the device, or a fake in the KUnit tests.
 pub(crate) trait TxStampRegs {
@@ -26,21 +40,27 @@ pub(crate) trait TxStampRegs {
     fn txstmpl(&self, n: usize) -> u32;
     /// TXSTMPH of set `n`; for set 0 this also clears the TXTT bits and re-arms the interrupt.
     fn txstmph(&self, n: usize) -> u32;
-    /// TSYNCTXCTL.
-    fn tsynctxctl(&self) -> u32;
+    /// The TXTT bits of TSYNCTXCTL: bit `n` says set `n` holds a timestamp.
+    fn txtt(&self) -> u32;
 }
 
 impl TxStampRegs for Hw {
     fn txstmpl(&self, n: usize) -> u32 {
-        self.rd(r::txstmpl(n))
+        match n {
+            0 => self.read(TXSTMPL_0).nsec().get(),
+            _ => self.read_at::<TXSTMPL_N>(n - 1).nsec().get(),
+        }
     }
 
     fn txstmph(&self, n: usize) -> u32 {
-        self.rd(r::txstmph(n))
+        match n {
+            0 => self.read(TXSTMPH_0).sec().get(),
+            _ => self.read_at::<TXSTMPH_N>(n - 1).sec().get(),
+        }
     }
 
-    fn tsynctxctl(&self) -> u32 {
-        self.rd(r::TSYNCTXCTL)
+    fn txtt(&self) -> u32 {
+        self.read(TSYNCTXCTL).txtt().get()
     }
 }
 
@@ -97,6 +117,25 @@ impl<S> TxSlot<S> {
         self.set
     }
 
+    /// Returns whether the TXSTMPH_0 workaround runs.
+    pub(crate) fn workaround(&self) -> bool {
+        self.workaround
+    }
+
+    /// Moves the slot to register set `set` (0-3), with or without the TXSTMPH_0 workaround:
+    /// the test switches of `tx_tstamp_slot` in debugfs. Refused while a request waits.
+    pub(crate) fn set_test_mode(&mut self, set: usize, workaround: bool) -> Result {
+        if set > 3 {
+            return Err(EINVAL);
+        }
+        if self.pending.is_some() {
+            return Err(EBUSY);
+        }
+        self.set = set;
+        self.workaround = workaround;
+        Ok(())
+    }
+
     /// Returns whether a request is waiting.
     pub(crate) fn busy(&self) -> bool {
         self.pending.is_some()
@@ -135,7 +174,7 @@ impl<S> TxSlot<S> {
     pub(crate) fn on_interrupt(&mut self, regs: &impl TxStampRegs) -> Option<(S, u64)> {
         // Baseline of TXSTMPL_0 before TXTT_0 is tested.
         let baseline = regs.txstmpl(0);
-        let mask = regs.tsynctxctl() & r::TSYNCTXCTL_TXTT_MASK;
+        let mask = regs.txtt();
         let mut set0 = None;
         if mask & 1 != 0 {
             let lo = regs.txstmpl(0);
@@ -208,8 +247,8 @@ impl Adapter {
     /// The time-sync interrupt (ICR.TS): reads TSICR once (it clears on read) and, for a TX
     /// timestamp, reads it out and completes the waiting skb right here, in hard-IRQ context.
     pub(crate) fn tsync_interrupt(&self) {
-        let tsicr = self.hw.rd(r::TSICR);
-        if tsicr & r::TSICR_TXTS == 0 || tsicr == u32::MAX {
+        let tsicr = self.hw.read(TSICR);
+        if !tsicr.txts() || tsicr.into_raw() == u32::MAX {
             return;
         }
         let done = self.ptp.txts.lock().on_interrupt(&self.hw);
@@ -239,13 +278,63 @@ impl tx::TxTstamp for Adapter {
         let set = slot.set() as u32;
         // The skb reference and the claim time are published together, under the lock.
         let id = slot.claim(skb.start_hw_tstamp(), self.now_ns()).ok()?;
-        Some((r::TXD_MAC_TSTAMP | set << r::TXD_TSTAMP_REG_SHIFT, id))
+        Some((desc::TXD_MAC_TSTAMP | set << desc::TXD_TSTAMP_REG_SHIFT, id))
     }
 
     fn unclaim(&self, claim: ClaimId) {
         let req = self.ptp.txts.lock().unclaim(claim);
         drop(req);
     }
+}
+
+/// The debugfs file of the slot's test switches; removed when dropped.
+pub(crate) type TestSwitches = Pin<KBox<File<Arc<Registration<Adapter>>>>>;
+
+/// The test switches of the slot in debugfs, `tx_tstamp_slot` in `dir`. Reading it shows the
+/// register set and whether the TXSTMPH_0 workaround runs (`0 1` normally); writing `SET
+/// WORKAROUND`, e.g. `1 0`, changes them while no request waits. Testing only: on the I225, TX
+/// timestamps in sets 1-3 without the workaround lose interrupts.
+pub(crate) fn debugfs_file(dir: &Dir, net: Arc<Registration<Adapter>>) -> Result<TestSwitches> {
+    KBox::pin_init(
+        dir.read_write_callback_file(c"tx_tstamp_slot", net, &show_test_mode, &store_test_mode),
+        GFP_KERNEL,
+    )
+}
+
+fn show_test_mode(net: &Arc<Registration<Adapter>>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let slot = net.ptp.txts.lock();
+    writeln!(f, "{} {}", slot.set(), u8::from(slot.workaround()))
+}
+
+fn store_test_mode(net: &Arc<Registration<Adapter>>, r: &mut UserSliceReader) -> Result {
+    let mut buf = [0u8; 16];
+    let n = r.len();
+    if n == 0 || n > buf.len() {
+        return Err(EINVAL);
+    }
+    r.read_slice(&mut buf[..n])?;
+    let text = core::str::from_utf8(&buf[..n]).map_err(|_| EINVAL)?;
+    let mut words = text.split_whitespace();
+    let set = words
+        .next()
+        .and_then(|w| w.parse::<usize>().ok())
+        .ok_or(EINVAL)?;
+    let workaround = match words.next() {
+        Some("1") => true,
+        Some("0") => false,
+        _ => return Err(EINVAL),
+    };
+    if words.next().is_some() {
+        return Err(EINVAL);
+    }
+    net.ptp.txts.lock().set_test_mode(set, workaround)?;
+    netdev_warn!(
+        net.device(),
+        "test mode: TX timestamps in register set {}, TXSTMPH_0 workaround {}\n",
+        set,
+        if workaround { "on" } else { "off" }
+    );
+    Ok(())
 }
 
 #[cfg(CONFIG_RIGC_KUNIT_TEST)]
@@ -311,7 +400,7 @@ mod tests {
             self.h[n].get()
         }
 
-        fn tsynctxctl(&self) -> u32 {
+        fn txtt(&self) -> u32 {
             let v = self.txtt.get();
             if let Some((sec, ns)) = self.race.take() {
                 self.capture(0, sec, ns);
