@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Register access after probe, and the MAC sequences of `igc_base.c` and `igc_mac.c`: reset and
-//! MAC address; the descriptor rings' DMA memory. The PHY is in `phy.rs`.
+//! MAC address. The PHY is in `phy.rs`, the descriptor rings in `desc.rs`.
 
 use kernel::{
-    device,
-    dma::Coherent,
     io::{
-        io_read, io_write,
         poll::read_poll_timeout,
         register::{LocatedRegister, Register, RegisterArray, RegisterArrayLoc},
         Io, IoLoc, Region,
@@ -224,40 +221,5 @@ impl Hw {
         self.flush();
         self.write_at(0, RAH::zeroed().with_addr(hi).with_av(true));
         self.flush();
-    }
-}
-
-/// A descriptor ring in coherent DMA memory, seen as 64-bit words (two per descriptor). The
-/// device reads and writes it concurrently, so every access is a single volatile access.
-pub(crate) struct Descs(Coherent<[u64]>);
-
-impl Descs {
-    /// Allocates a zeroed ring of `count` 16-byte descriptors.
-    pub(crate) fn new(dev: &device::Device<device::Bound>, count: u32) -> Result<Self> {
-        Ok(Self(Coherent::<u64>::zeroed_slice(
-            dev,
-            count as usize * 2,
-            GFP_KERNEL,
-        )?))
-    }
-
-    /// Returns the bus address of the ring.
-    pub(crate) fn dma_address(&self) -> u64 {
-        self.0.dma_address()
-    }
-
-    /// Reads 64-bit word `word` (0 if out of range).
-    pub(crate) fn read(&self, word: usize) -> u64 {
-        let get = || -> Result<u64> { Ok(io_read!(&self.0, [try: word])) };
-        get().unwrap_or(0)
-    }
-
-    /// Writes 64-bit word `word` (ignored if out of range).
-    pub(crate) fn write(&self, word: usize, val: u64) {
-        let put = || -> Result {
-            io_write!(&self.0, [try: word], val);
-            Ok(())
-        };
-        let _ = put();
     }
 }

@@ -13,6 +13,7 @@
 //! | `ethtool.rs` | `igc_ethtool.c` |
 //! | `watchdog.rs` | `igc_main.c`: `igc_watchdog_task`, `igc_reset_task` |
 //! | `hw.rs` | `igc_base.c`, `igc_mac.c`: register access, reset, MAC address |
+//! | `desc.rs` | `igc_base.h`: the advanced TX and RX descriptors, the rings |
 //! | `phy.rs` | `igc_phy.c`: MDIC, advertisement, link |
 //! | `irq.rs` | `igc_main.c`: `igc_configure_msix`, `igc_msix_ring`, `igc_intr` |
 //! | `tx.rs` | `igc_main.c`: `igc_xmit_frame_ring`, `igc_tso`, `igc_clean_tx_irq` |
@@ -23,6 +24,7 @@
 
 mod adapter;
 mod batch;
+mod desc;
 mod ethtool;
 mod hw;
 mod irq;

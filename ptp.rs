@@ -90,18 +90,6 @@ pub(crate) fn read_systim(bar: &Bar0<'_>) -> Systim {
     Systim { sec, nsec }
 }
 
-/// The timestamping bits of the TX and RX descriptors (`igc_base.h`, `igc_defines.h`).
-pub(crate) mod desc {
-    /// TX descriptor: take a timestamp of this packet (`IGC_ADVTXD_MAC_TSTAMP`).
-    pub(crate) const TXD_MAC_TSTAMP: u32 = 0x0008_0000;
-    /// TX descriptor: the timestamp register set, bits 17:16 (`IGC_ADVTXD_TSTAMP_REG_n`).
-    pub(crate) const TXD_TSTAMP_REG_SHIFT: u32 = 16;
-    /// RX descriptor status: a timestamp header precedes the frame (`IGC_RXDADV_STAT_TSIP`).
-    pub(crate) const RXD_STAT_TSIP: u32 = 1 << 15;
-    /// Length of that header (`IGC_TS_HDR_LEN`).
-    pub(crate) const TS_HDR_LEN: u32 = 16;
-}
-
 /// How long a TX timestamp may take before the watchdog gives up on it (`IGC_PTP_TX_TIMEOUT`).
 pub(crate) const TX_TIMEOUT_NS: u64 = 15_000_000_000;
 

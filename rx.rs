@@ -24,7 +24,8 @@ use kernel::{
 
 use crate::{
     batch::Batch,
-    hw::{Descs, Hw},
+    desc::{rxd, Descs, RxRead, RxWb},
+    hw::Hw,
     ptp,
     regs::{RDBAH, RDBAL, RDH, RDLEN, RDT, RXDCTL, SRRCTL, SRRCTL_DESCTYPE_ADV_ONEBUF},
 };
@@ -35,18 +36,6 @@ pub(crate) const RX_BATCH: usize = 64;
 
 /// Receive buffer size programmed in SRRCTL (2 KiB, as igc).
 pub(crate) const BUF_LEN: u32 = 2048;
-
-/// Write-back status and error bits (`igc_defines.h`).
-mod rxd {
-    pub(super) const STAT_DD: u32 = 1 << 0;
-    pub(super) const STAT_EOP: u32 = 1 << 1;
-    pub(super) const STAT_IXSM: u32 = 1 << 2;
-    pub(super) const STAT_UDPCS: u32 = 1 << 4;
-    pub(super) const STAT_TCPCS: u32 = 1 << 5;
-    pub(super) const STATERR_L4E: u32 = 1 << 29;
-    pub(super) const STATERR_IPE: u32 = 1 << 30;
-    pub(super) const STATERR_RXE: u32 = 1 << 31;
-}
 
 /// Software counters of one RX queue.
 pub(crate) struct RxCounters {
@@ -105,9 +94,11 @@ impl RxRing {
 
     /// Hands descriptor `i` (and its page) to the hardware.
     fn give(&self, i: u32) {
-        let w = i as usize * 2;
-        self.desc.write(w, self.pages[i as usize].dma_address());
-        self.desc.write(w + 1, 0);
+        let d = RxRead {
+            pkt_addr: self.pages[i as usize].dma_address(),
+            hdr_addr: 0,
+        };
+        self.desc.write(i, &d);
     }
 
     /// Programs the ring and enables it (`igc_configure_rx_ring`); every descriptor but one is
@@ -196,17 +187,13 @@ impl RxRing {
         let (mut done, mut pkts, mut bytes, mut cleaned) = (0u32, 0u64, 0u64, 0u32);
         while done < budget {
             let i = self.next_to_clean;
-            let w = i as usize * 2;
-            let wb_hi = self.desc.read(w + 1);
-            let len = u32::from((wb_hi >> 32) as u16);
-            if len == 0 {
+            if self.desc.read::<RxWb>(i).length == 0 {
                 break;
             }
             // The length is written last: read the rest only after seeing it.
             dma_mb(Read);
-            let wb_hi = self.desc.read(w + 1);
-            let wb_lo = self.desc.read(w);
-            let status = wb_hi as u32;
+            let wb: RxWb = self.desc.read(i);
+            let (len, status) = (u32::from(wb.length), wb.status_error);
             if status & rxd::STAT_DD == 0 {
                 break;
             }
@@ -226,15 +213,15 @@ impl RxRing {
             let (mut offset, mut len) = (0, len.min(BUF_LEN));
             // The timestamp header in front of a frame's first buffer. Only a set TSIP bit,
             // which RX timestamping switches on, costs anything here.
-            if first && status & ptp::desc::RXD_STAT_TSIP != 0 && len >= ptp::desc::TS_HDR_LEN {
+            if first && status & rxd::STAT_TSIP != 0 && len >= rxd::TS_HDR_LEN {
                 if let (Some(s), Some(latency)) = (skb.as_mut(), rx_tstamp) {
                     let mut hdr = [0u8; 16];
                     if page.read(0, &mut hdr).is_ok() {
                         s.set_hwtstamp(ptp::rx_header_ns(&hdr).saturating_sub(latency));
                     }
                 }
-                offset = ptp::desc::TS_HDR_LEN;
-                len -= ptp::desc::TS_HDR_LEN;
+                offset = rxd::TS_HDR_LEN;
+                len -= rxd::TS_HDR_LEN;
             }
             if let Some(s) = skb.as_mut() {
                 if s.put_from_page(page, offset, len).is_err() {
@@ -267,11 +254,11 @@ impl RxRing {
                 }
             }
             if feats & features::RXHASH != 0 {
-                let rss_type = (wb_lo as u32) & 0xF;
+                let rss_type = wb.rss_type();
                 if rss_type != 0 {
                     // TCP over IPv4 or IPv6 (1, 3, 4), UDP (7, 8, 9) cover the ports.
                     let l4 = matches!(rss_type, 1 | 3 | 4 | 7 | 8 | 9);
-                    skb.set_hash((wb_lo >> 32) as u32, l4);
+                    skb.set_hash(wb.rss_hash, l4);
                 }
             }
             let len = skb.len();

@@ -20,30 +20,11 @@ use kernel::{
 
 use crate::{
     batch::Batch,
-    hw::{Descs, Hw},
+    desc::{txd, Descs, TxContext, TxData, TxWb},
+    hw::Hw,
     ptp::ClaimId,
     regs::{TDBAH, TDBAL, TDH, TDLEN, TDT, TXDCTL},
 };
-
-/// Advanced TX descriptor bits (`igc_defines.h`, `igc_base.h`).
-mod txd {
-    pub(super) const DTYP_CTXT: u32 = 0x0020_0000;
-    pub(super) const DTYP_DATA: u32 = 0x0030_0000;
-    pub(super) const DCMD_EOP: u32 = 0x0100_0000;
-    pub(super) const DCMD_IFCS: u32 = 0x0200_0000;
-    pub(super) const DCMD_RS: u32 = 0x0800_0000;
-    pub(super) const DCMD_DEXT: u32 = 0x2000_0000;
-    pub(super) const DCMD_TSE: u32 = 0x8000_0000;
-    pub(super) const STAT_DD: u32 = 0x1;
-    pub(super) const PAYLEN_SHIFT: u32 = 14;
-    pub(super) const POPTS_IXSM: u32 = 0x100;
-    pub(super) const POPTS_TXSM: u32 = 0x200;
-    pub(super) const MACLEN_SHIFT: u32 = 9;
-    pub(super) const TUCMD_IPV4: u32 = 0x400;
-    pub(super) const TUCMD_L4T_TCP: u32 = 0x800;
-    pub(super) const L4LEN_SHIFT: u32 = 8;
-    pub(super) const MSS_SHIFT: u32 = 16;
-}
 
 /// Descriptors one packet may need: a context descriptor, the linear part, 17 fragments, and
 /// slack so the tail never catches the head (`DESC_NEEDED` in igc).
@@ -214,14 +195,8 @@ impl TxRing {
         self.unused() + 1 < self.count
     }
 
-    fn write_desc(&self, i: u32, lo: u64, hi: u64) {
-        self.desc.write(i as usize * 2, lo);
-        self.desc.write(i as usize * 2 + 1, hi);
-    }
-
     fn desc_done(&self, i: u32) -> bool {
-        // The write-back status is the upper half of the second word.
-        (self.desc.read(i as usize * 2 + 1) >> 32) as u32 & txd::STAT_DD != 0
+        self.desc.read::<TxWb>(i).status & txd::STAT_DD != 0
     }
 
     /// Queues `skb`. Returns the skb back if the ring is full (the queue is stopped then).
@@ -321,10 +296,13 @@ impl TxRing {
         let first = self.next_to_use;
         let mut i = first;
         if let Some((macip, tucmd, mss_l4len)) = ctx {
-            let lo = u64::from(macip);
-            let hi =
-                u64::from(tucmd | txd::DCMD_DEXT | txd::DTYP_CTXT) | u64::from(mss_l4len) << 32;
-            self.write_desc(i, lo, hi);
+            let c = TxContext {
+                vlan_macip_lens: macip,
+                launch_time: 0,
+                type_tucmd_mlhl: tucmd | txd::DCMD_DEXT | txd::DTYP_CTXT,
+                mss_l4len_idx: mss_l4len,
+            };
+            self.desc.write(i, &c);
             i = (i + 1) % self.count;
         }
         let olinfo = paylen << txd::PAYLEN_SHIFT | olinfo_flags;
@@ -346,7 +324,12 @@ impl TxRing {
                 if n == last && left == 0 {
                     c |= txd::DCMD_EOP | txd::DCMD_RS;
                 }
-                self.write_desc(i, addr, u64::from(c) | u64::from(olinfo) << 32);
+                let d = TxData {
+                    buffer_addr: addr,
+                    cmd_type_len: c,
+                    olinfo_status: olinfo,
+                };
+                self.desc.write(i, &d);
                 addr += u64::from(chunk);
                 eop = i;
                 i = (i + 1) % self.count;
@@ -428,8 +411,8 @@ impl TxRing {
             // Dropping unmaps and frees with `dev_kfree_skb_any`.
             drop(b.take());
         }
-        for w in 0..self.count as usize * 2 {
-            self.desc.write(w, 0);
+        for i in 0..self.count {
+            self.desc.write(i, &TxData::default());
         }
         self.next_to_use = 0;
         self.next_to_clean = 0;

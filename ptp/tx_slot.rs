@@ -26,9 +26,10 @@ use kernel::{
     uaccess::UserSliceReader,
 };
 
-use super::{desc, systim_to_ns, tx_latency_ns};
+use super::{systim_to_ns, tx_latency_ns};
 use crate::{
     adapter::Adapter,
+    desc::txd,
     hw::Hw,
     regs::{TSICR, TSYNCTXCTL, TXSTMPH_0, TXSTMPH_N, TXSTMPL_0, TXSTMPL_N},
     tx,
@@ -278,7 +279,7 @@ impl tx::TxTstamp for Adapter {
         let set = slot.set() as u32;
         // The skb reference and the claim time are published together, under the lock.
         let id = slot.claim(skb.start_hw_tstamp(), self.now_ns()).ok()?;
-        Some((desc::TXD_MAC_TSTAMP | set << desc::TXD_TSTAMP_REG_SHIFT, id))
+        Some((txd::MAC_TSTAMP | set << txd::TSTAMP_REG_SHIFT, id))
     }
 
     fn unclaim(&self, claim: ClaimId) {
