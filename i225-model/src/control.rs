@@ -204,6 +204,9 @@ fn status(p: &Arc<Port>) -> Value {
             "vanished": d.mac.faults.vanished,
             "tx_hang": d.mac.faults.tx_hang,
             "tx_pending": d.mac.tx_pending(),
+            "tx_rings": d.mac.tx_rings().iter().map(|&(head, tail, count, enabled)| {
+                json!({ "tdh": head, "tdt": tail, "count": count, "enabled": enabled })
+            }).collect::<Vec<_>>(),
             "cable": cable,
         })
     })

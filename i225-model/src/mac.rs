@@ -174,6 +174,18 @@ impl Mac {
         self.phy.link()
     }
 
+    /// Per TX queue: TDH, TDT, the ring's descriptor count and whether TXDCTL enables it.
+    pub fn tx_rings(&self) -> [(u32, u32, u32, bool); NUM_QUEUES] {
+        std::array::from_fn(|q| {
+            (
+                self.reg(regs::txq(q, regs::TDH)),
+                self.reg(regs::txq(q, regs::TDT)),
+                self.reg(regs::txq(q, regs::TDLEN)) / 16,
+                self.reg(regs::txq(q, regs::TXDCTL)) & qctl::ENABLE != 0,
+            )
+        })
+    }
+
     /// TX descriptors the driver handed over (below TDT) that the MAC has not fetched (at or
     /// above TDH), over the enabled queues.
     pub fn tx_pending(&self) -> u64 {

@@ -276,7 +276,17 @@ wait_log() {
 	return 1
 }
 
-_carrier_ping() { wait_carrier a "$1" && ip netns exec a ping -c 3 -W 2 10.0.0.2; }
+_carrier_ping() {
+	# Up to 10 s for the first reply: after a reset and a renegotiation the
+	# first echo requests may be lost (C igc too, on the model), traffic must
+	# flow again within that.
+	wait_carrier a "$1" && ip netns exec a ping -c 3 -w 10 10.0.0.2 && return 0
+	# What went wrong, for the log: the driver's and the model's view.
+	dmesg | tail -n 12
+	$MODEL_CTL status 2>&1 | head -c 1200
+	echo
+	return 1
+}
 
 # tx_hang_checks DRIVER: the model's TX unit hangs on port 0 (namespace a)
 # under UDP load, with TX hardware timestamps requested every 5 s
@@ -309,6 +319,9 @@ tx_hang_checks() {
 	$MODEL_CTL tx-hang 0 >/dev/null
 	check "TX hang: the stack's TX watchdog fires (ndo_tx_timeout)" \
 		wait_log 20 'transmit queue [0-9]+ timed out'
+	# igc gives the stack's TX watchdog 5 s (`watchdog_timeo = 5 * HZ`); the
+	# message says how long the queue had been stopped.
+	check "TX hang: the TX watchdog waited 5 s, as igc's (watchdog_timeo)" _watchdog_waited_5s
 	check "TX hang: $1 resets the adapter (\"Reset adapter\")" wait_log 15 'Reset adapter'
 	check "TX hang: the MAC reset cleared the hang in the model" \
 		sh -c "$MODEL_CTL status | python3 -c 'import json, sys; sys.exit(any(p[\"tx_hang\"] for p in json.load(sys.stdin)))'"
@@ -346,6 +359,15 @@ _wait_log_or_say() {
 	echo "carrier: $(ip netns exec a cat /sys/class/net/$3/carrier 2>&1)"
 	echo "tx_timeout_count: $4 -> $(ethtool_sum a "$3" '^tx_timeout_count$')"
 	return 1
+}
+
+# _watchdog_waited_5s: the stack's TX timeout since the mark came after the
+# queue had been stopped for 5 s or more.
+_watchdog_waited_5s() {
+	local ms
+	ms=$(dmesg_since | sed -n 's/.*transmit queue [0-9]* timed out \([0-9]*\) ms.*/\1/p' | head -1)
+	echo "the queue had been stopped for ${ms:-?} ms"
+	[ "${ms:-0}" -ge 5000 ]
 }
 
 # _model_tx_pending PORT: the descriptors the model's port holds between TDH
