@@ -74,6 +74,89 @@ const fn intel(device: u32) -> pci::DeviceId {
     pci::DeviceId::from_id(pci::Vendor::INTEL, device)
 }
 
+/// Checks that the device answers and describes it (`igc_probe`'s first reads): CTRL and EECD
+/// read all ones from a device that is not there. Masks and clears every interrupt cause.
+fn identify(pdev: &pci::Device, bar: &regs::Bar0<'_>, info: &PartInfo) -> Result {
+    if bar.read(regs::CTRL).into_raw() == u32::MAX {
+        dev_err!(pdev, "device does not respond (CTRL reads all ones)\n");
+        return Err(ENODEV);
+    }
+    let eecd = bar.read(regs::EECD);
+    if eecd.into_raw() == u32::MAX {
+        dev_err!(pdev, "NVM control register reads all ones\n");
+        return Err(ENXIO);
+    }
+
+    irq::mask_all(bar, u32::MAX);
+    irq::clear_causes(bar);
+
+    let status = bar.read(regs::STATUS);
+    dev_info!(
+        pdev,
+        "Intel(R) {} ({:?} family), rev {:#x}, port {}, NVM {} words{}\n",
+        info.name,
+        info.family,
+        pdev.revision_id(),
+        u32::from(status.func()),
+        eecd.nvm_word_size(),
+        if eecd.flash_detected() { ", flash" } else { "" }
+    );
+    dev_info!(pdev, "PHC time at probe: {}\n", ptp::read_systim(bar));
+    Ok(())
+}
+
+/// Resets the MAC, reads the MAC address, takes the device from the firmware and brings the
+/// link up advertising every speed (`igc_reset_hw`, `igc_get_hw_control`, `igc_setup_link`).
+fn init_hw(pdev: &pci::Device, hw: &Hw) -> Result<[u8; 6]> {
+    if let Err(e) = hw.reset() {
+        dev_err!(pdev, "MAC reset did not complete ({:?})\n", e);
+        return Err(e);
+    }
+    let mac = hw.read_mac();
+    if !dev::is_valid_ether_addr(&mac) {
+        dev_err!(pdev, "invalid MAC address in the NVM\n");
+        return Err(EIO);
+    }
+    // Tell the firmware the driver is loaded (`igc_get_hw_control`), bring the link up and
+    // advertise every speed (`igc_setup_link`).
+    hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
+    hw.update(CTRL, |c: CTRL| c.with_slu(true));
+    if let Err(e) = hw.advertise(Advertise::ALL) {
+        dev_err!(pdev, "PHY setup failed ({:?})\n", e);
+        return Err(e);
+    }
+    match hw.link() {
+        Some(l) => dev_info!(
+            pdev,
+            "link up: {} Mbps {} duplex\n",
+            l.mbps,
+            if l.full_duplex { "full" } else { "half" }
+        ),
+        None => dev_info!(pdev, "link down\n"),
+    }
+    Ok(mac)
+}
+
+/// The network device rigc registers: four queue pairs, the offloads of `igc_probe`.
+fn netdev_options(mac: [u8; 6]) -> dev::Options {
+    let offloads = features::SG
+        | features::IP_CSUM
+        | features::IPV6_CSUM
+        | features::TSO
+        | features::TSO6
+        | features::RXCSUM
+        | features::RXHASH;
+    dev::Options {
+        tx_queues: MAX_QUEUES as u32,
+        rx_queues: MAX_QUEUES as u32,
+        napis: MAX_QUEUES,
+        mac,
+        hw_features: offloads,
+        features: offloads | features::HIGHDMA,
+        max_mtu: MAX_MTU,
+    }
+}
+
 /// The PCI driver's data: the network device is owned by the device (devres), so this only
 /// keeps what unbind logs.
 pub(crate) struct Rigc {
@@ -101,59 +184,10 @@ impl pci::Driver for RigcDriver {
         pdev.set_master();
         let bar = pdev.iomap_region_sized::<{ regs::BAR0_SIZE }>(0, c"rigc")?;
 
-        if bar.read(regs::CTRL).into_raw() == u32::MAX {
-            dev_err!(pdev, "device does not respond (CTRL reads all ones)\n");
-            return Err(ENODEV);
-        }
-        let eecd = bar.read(regs::EECD);
-        if eecd.into_raw() == u32::MAX {
-            dev_err!(pdev, "NVM control register reads all ones\n");
-            return Err(ENXIO);
-        }
-
-        irq::mask_all(&bar, u32::MAX);
-        irq::clear_causes(&bar);
-
-        let status = bar.read(regs::STATUS);
-        dev_info!(
-            pdev,
-            "Intel(R) {} ({:?} family), rev {:#x}, port {}, NVM {} words{}\n",
-            info.name,
-            info.family,
-            pdev.revision_id(),
-            u32::from(status.func()),
-            eecd.nvm_word_size(),
-            if eecd.flash_detected() { ", flash" } else { "" }
-        );
-        dev_info!(pdev, "PHC time at probe: {}\n", ptp::read_systim(&bar));
+        identify(pdev, &bar, &info)?;
 
         let hw = Hw::new(bar.into_devres()?);
-        if let Err(e) = hw.reset() {
-            dev_err!(pdev, "MAC reset did not complete ({:?})\n", e);
-            return Err(e);
-        }
-        let mac = hw.read_mac();
-        if !dev::is_valid_ether_addr(&mac) {
-            dev_err!(pdev, "invalid MAC address in the NVM\n");
-            return Err(EIO);
-        }
-        // Tell the firmware the driver is loaded (`igc_get_hw_control`), bring the link up and
-        // advertise every speed (`igc_setup_link`).
-        hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
-        hw.update(CTRL, |c: CTRL| c.with_slu(true));
-        if let Err(e) = hw.advertise(Advertise::ALL) {
-            dev_err!(pdev, "PHY setup failed ({:?})\n", e);
-            return Err(e);
-        }
-        match hw.link() {
-            Some(l) => dev_info!(
-                pdev,
-                "link up: {} Mbps {} duplex\n",
-                l.mbps,
-                if l.full_duplex { "full" } else { "half" }
-            ),
-            None => dev_info!(pdev, "link down\n"),
-        }
+        let mac = init_hw(pdev, &hw)?;
 
         let pdev_ref: ARef<pci::Device> = ARef::from(&**pdev);
         let mut queues = KVec::with_capacity(MAX_QUEUES, GFP_KERNEL)?;
@@ -187,28 +221,7 @@ impl pci::Driver for RigcDriver {
             link_mbps: Atomic::new(0),
             ptp <- ptp::Ptp::new(),
         }? Error);
-        let opts = dev::Options {
-            tx_queues: MAX_QUEUES as u32,
-            rx_queues: MAX_QUEUES as u32,
-            napis: MAX_QUEUES,
-            mac,
-            hw_features: features::SG
-                | features::IP_CSUM
-                | features::IPV6_CSUM
-                | features::TSO
-                | features::TSO6
-                | features::RXCSUM
-                | features::RXHASH,
-            features: features::SG
-                | features::IP_CSUM
-                | features::IPV6_CSUM
-                | features::TSO
-                | features::TSO6
-                | features::RXCSUM
-                | features::RXHASH
-                | features::HIGHDMA,
-            max_mtu: MAX_MTU,
-        };
+        let opts = netdev_options(mac);
         let parent: &device::Device<device::Bound> = pdev.as_ref();
         let net = Registration::register(parent, opts, data, |net| {
             // MSI-X: the other vector and one per queue pair; else one MSI or INTx vector.
