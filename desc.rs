@@ -278,6 +278,12 @@ impl Descs {
         D::from_words([self.word(w), hi])
     }
 
+    /// The length of RX descriptor `i`'s write-back, from the one word that holds it (the word
+    /// the hardware writes last): the poll's test for a completed descriptor, before its barrier.
+    pub(crate) fn rx_length(&self, i: u32) -> u16 {
+        RxWb::from_words([0, self.word(i as usize * 2 + 1)]).length
+    }
+
     /// Writes descriptor `i` (nothing past the ring).
     pub(crate) fn write(&self, i: u32, d: &impl Desc) {
         let w = i as usize * 2;

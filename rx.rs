@@ -187,7 +187,7 @@ impl RxRing {
         let (mut done, mut pkts, mut bytes, mut cleaned) = (0u32, 0u64, 0u64, 0u32);
         while done < budget {
             let i = self.next_to_clean;
-            if self.desc.read::<RxWb>(i).length == 0 {
+            if self.desc.rx_length(i) == 0 {
                 break;
             }
             // The length is written last: read the rest only after seeing it.

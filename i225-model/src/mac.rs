@@ -189,18 +189,10 @@ impl Mac {
     /// TX descriptors the driver handed over (below TDT) that the MAC has not fetched (at or
     /// above TDH), over the enabled queues.
     pub fn tx_pending(&self) -> u64 {
-        (0..NUM_QUEUES)
-            .filter(|&q| self.reg(regs::txq(q, regs::TXDCTL)) & qctl::ENABLE != 0)
-            .map(|q| {
-                let count = u64::from(self.reg(regs::txq(q, regs::TDLEN))) / 16;
-                let head = u64::from(self.reg(regs::txq(q, regs::TDH)));
-                let tail = u64::from(self.reg(regs::txq(q, regs::TDT)));
-                if count == 0 {
-                    0
-                } else {
-                    (tail + count - head % count) % count
-                }
-            })
+        self.tx_rings()
+            .iter()
+            .filter(|&&(_, _, count, enabled)| enabled && count != 0)
+            .map(|&(head, tail, count, _)| u64::from((tail + count - head % count) % count))
             .sum()
     }
 

@@ -312,10 +312,7 @@ tx_hang_checks() {
 	# 4 MiB socket buffer outlasts the ring whatever BQL limit earlier
 	# traffic left (igc's grew past the default 208 KiB, so the socket
 	# blocked before the queue stopped and the TX watchdog never fired).
-	for _ in $(seq 50); do
-		[ $(($(model_queue_sum 0 tx packets) - p0)) -gt 2000 ] && break
-		sleep 0.2
-	done
+	_tx_flowing "$p0" >/dev/null
 	$MODEL_CTL tx-hang 0 >/dev/null
 	check "TX hang: the stack's TX watchdog fires (ndo_tx_timeout)" \
 		wait_log 20 'transmit queue [0-9]+ timed out'
