@@ -72,11 +72,8 @@ check "traffic flows after the churn: ping a -> b" ip netns exec a ping -c 3 -W 
 check "no warning or oops in dmesg" no_kernel_splat
 
 leaks() {
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 5
-	echo scan >/sys/kernel/debug/kmemleak
 	local n
-	n=$(grep -c "^unreferenced object" /sys/kernel/debug/kmemleak)
+	n=$(/lab/src/lab/guest/kmemleak-scan)
 	note "kmemleak: $n unreferenced object(s)"
 	[ "$n" = 0 ] || head -40 /sys/kernel/debug/kmemleak >&2
 	[ "$n" = 0 ]
