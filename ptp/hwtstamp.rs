@@ -69,14 +69,14 @@ impl Adapter {
                 return;
             }
             self.write_tx_tstamp_on();
+            self.ptp.txts.lock().switch_on();
             self.ptp.tx_tstamp_on.store(true, Relaxed);
         } else {
-            // The flag is cleared and the slot cancelled under the slot's lock, which `claim`
-            // tests the flag under too.
+            // Switched off and cancelled under the slot's lock, which `claim` decides under.
             let req = {
                 let mut slot = self.ptp.txts.lock();
                 self.ptp.tx_tstamp_on.store(false, Relaxed);
-                slot.cancel(&self.hw)
+                slot.switch_off(&self.hw)
             };
             drop(req);
             self.hw.write_reg(TSYNCTXCTL::zeroed());

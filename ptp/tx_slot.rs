@@ -92,8 +92,11 @@ pub(crate) struct TxSlot<S> {
     next_claim: u64,
     /// The hardware register set the slot uses (0 except in tests).
     set: usize,
-    /// Whether the TXSTMPH_0 workaround runs (always, except in tests).
+    /// Whether the workaround runs (always, except in tests).
     workaround: bool,
+    /// Whether TX timestamping is on: claims are refused while it is off. Switched under the
+    /// slot's lock, with the cancel, so no claim can slip in between a cancel and the switch.
+    on: bool,
     pub(crate) counters: TxSlotCounters,
 }
 
@@ -104,6 +107,7 @@ impl<S> TxSlot<S> {
             next_claim: 0,
             set,
             workaround,
+            on: false,
             counters: TxSlotCounters {
                 completed: 0,
                 skipped: 0,
@@ -137,6 +141,23 @@ impl<S> TxSlot<S> {
         Ok(())
     }
 
+    /// Switches TX timestamping on: claims are taken from now on.
+    pub(crate) fn switch_on(&mut self) {
+        self.on = true;
+    }
+
+    /// Switches TX timestamping off: claims are refused from now on, and the waiting request,
+    /// if any, is cancelled (see [`TxSlot::cancel`]) and returned.
+    pub(crate) fn switch_off(&mut self, regs: &impl TxStampRegs) -> Option<S> {
+        self.on = false;
+        self.cancel(regs)
+    }
+
+    /// Returns whether TX timestamping is on.
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
+    }
+
     /// Returns whether a request is waiting.
     pub(crate) fn busy(&self) -> bool {
         self.pending.is_some()
@@ -147,9 +168,12 @@ impl<S> TxSlot<S> {
         self.counters.skipped += 1;
     }
 
-    /// Claims the slot for `req` at `now` (xmit path). If it is busy the request comes back and
-    /// is counted as skipped.
+    /// Claims the slot for `req` at `now` (xmit path). If TX timestamping is off the request
+    /// comes back; if the slot is busy it comes back and is counted as skipped.
     pub(crate) fn claim(&mut self, req: S, now: u64) -> core::result::Result<ClaimId, S> {
+        if !self.on {
+            return Err(req);
+        }
         if self.pending.is_some() {
             self.counters.skipped += 1;
             return Err(req);
@@ -266,9 +290,9 @@ impl tx::TxTstamp for Adapter {
             return None;
         }
         let mut slot = self.ptp.txts.lock();
-        // Tested again under the lock: switching TX timestamping off stores the flag and
-        // cancels the slot under this lock, so no claim can slip in after the cancel.
-        if !self.ptp.tx_tstamp_on.load(Relaxed) {
+        // The flag above is a hint that spares the lock while timestamping is off; the slot's
+        // own switch, changed under this lock with the cancel, decides.
+        if !slot.is_on() {
             return None;
         }
         if slot.busy() {
@@ -410,10 +434,33 @@ mod tests {
         }
     }
 
+    /// A slot with TX timestamping switched on.
+    fn on<S>(mut slot: TxSlot<S>) -> TxSlot<S> {
+        slot.switch_on();
+        slot
+    }
+
+    #[test]
+    fn switched_off_slot_refuses_claims() {
+        let regs = Fake::new(false);
+        let mut slot = TxSlot::new(0, true);
+        assert_eq!(slot.claim(1u32, 0), Err(1));
+        slot.switch_on();
+        assert!(slot.claim(2u32, 0).is_ok());
+        // Switching off hands back the waiting request; a claim right after is refused, not
+        // left waiting for a timestamp that will never come.
+        assert_eq!(slot.switch_off(&regs), Some(2));
+        assert_eq!(slot.claim(3u32, 1), Err(3));
+        assert!(!slot.busy());
+        assert_eq!(slot.counters.skipped, 0);
+        slot.switch_on();
+        assert!(slot.claim(4u32, 2).is_ok());
+    }
+
     #[test]
     fn claim_then_complete_in_the_interrupt() {
         let regs = Fake::new(false);
-        let mut slot = TxSlot::new(0, true);
+        let mut slot = on(TxSlot::new(0, true));
         assert!(slot.claim(1u32, 0).is_ok());
         assert!(regs.capture(0, 5, 123));
         assert_eq!(slot.on_interrupt(&regs), Some((1, 5_000_000_123)));
@@ -426,7 +473,7 @@ mod tests {
         // driver-review.md F8 d: a stray stamp completes A before its xmit drops the packet,
         // and another queue claims the slot for B; A's undo must leave B waiting.
         let regs = Fake::new(false);
-        let mut slot = TxSlot::new(0, true);
+        let mut slot = on(TxSlot::new(0, true));
         let a = slot.claim(1u32, 0).ok();
         assert!(regs.capture(0, 1, 5));
         assert_eq!(slot.on_interrupt(&regs), Some((1, 1_000_000_005)));
@@ -440,7 +487,7 @@ mod tests {
     #[test]
     fn busy_slot_skips_and_keeps_the_first() {
         let regs = Fake::new(false);
-        let mut slot = TxSlot::new(0, true);
+        let mut slot = on(TxSlot::new(0, true));
         assert!(slot.claim(1u32, 0).is_ok());
         assert_eq!(slot.claim(2u32, 1), Err(2));
         assert_eq!(slot.counters.skipped, 1);
@@ -452,7 +499,7 @@ mod tests {
     #[test]
     fn watchdog_frees_after_the_timeout_and_the_next_request_succeeds() {
         let regs = Fake::new(false);
-        let mut slot = TxSlot::new(0, true);
+        let mut slot = on(TxSlot::new(0, true));
         assert!(slot.claim(1u32, 1_000).is_ok());
         // The interrupt was lost: nothing completes it.
         assert_eq!(
@@ -472,7 +519,7 @@ mod tests {
     #[test]
     fn disable_while_pending_frees_and_drops_a_late_stamp() {
         let regs = Fake::new(false);
-        let mut slot = TxSlot::new(0, true);
+        let mut slot = on(TxSlot::new(0, true));
         assert!(slot.claim(1u32, 0).is_ok());
         assert_eq!(slot.cancel(&regs), Some(1));
         assert!(!slot.busy());
@@ -488,7 +535,7 @@ mod tests {
         // The slot on set 1, where the erratum bites: without a TXSTMPH_0 read no further
         // interrupt fires.
         let regs = Fake::new(true);
-        let mut slot = TxSlot::new(1, true);
+        let mut slot = on(TxSlot::new(1, true));
         for i in 0..10u32 {
             assert!(slot.claim(i, 0).is_ok());
             // Interrupt `i` fires.
@@ -501,7 +548,7 @@ mod tests {
     #[test]
     fn erratum_without_the_workaround_loses_the_second_interrupt() {
         let regs = Fake::new(true);
-        let mut slot = TxSlot::new(1, false);
+        let mut slot = on(TxSlot::new(1, false));
         assert!(slot.claim(0u32, 0).is_ok());
         assert!(regs.capture(1, 0, 100));
         assert_eq!(slot.on_interrupt(&regs), Some((0, 100)));
@@ -518,7 +565,7 @@ mod tests {
     #[test]
     fn stamp_landing_between_the_txtt_test_and_the_rearm_is_caught() {
         let regs = Fake::new(true);
-        let mut slot = TxSlot::new(0, true);
+        let mut slot = on(TxSlot::new(0, true));
         regs.l[0].set(50); // The previous stamp, already read.
         assert!(slot.claim(7u32, 0).is_ok());
         // TXTT_0 reads clear, then the stamp lands before TXSTMPH_0 is read.

@@ -217,6 +217,40 @@ erratum_run "erratum, set 1, no workaround" 14 1 0
 check "erratum on, register set 1 without the workaround: the loss shows ($completed of $cap delivered)" \
 	test "$completed" -lt "$cap"
 
+# TX timestamping set on again while it is on (every ptp4l or chronyd start
+# does it) must keep a timestamp that has latched and is not read yet
+# (driver-review.md F8 b): read out, it is lost, and its request holds the
+# slot for 15 s with every later one skipped. A stream that waits for each
+# stamp, while TX is set on 200 times a second. Then TX off and on again in a
+# loop (F8 c): a request claimed while TX goes off must not be stranded, so a
+# stream right after the loop gets every stamp. A fresh rigc: the run without
+# the workaround above leaves a request stranded until its timeout.
+reload_rigc
+ip netns exec a $T/hwtstamp_config "$A" ON NONE >/dev/null
+tx_toggle() { # ON|OFFON: set TX on (or off, then on) every 5 ms until killed
+	while :; do
+		[ "$1" = OFFON ] && ip netns exec a $T/hwtstamp_config "$A" OFF NONE >/dev/null 2>&1
+		ip netns exec a $T/hwtstamp_config "$A" ON NONE >/dev/null 2>&1
+		sleep 0.005
+	done
+}
+tx_toggle ON &
+toggler=$!
+check "TX timestamping set on again 200 times a second: every TX timestamp delivered (F8 b)" \
+	ip netns exec a timeout 30 /lab/src/lab/guest/tx-stamp-stream 10.0.0.2 4
+kill $toggler
+wait $toggler 2>/dev/null
+tx_toggle OFFON &
+toggler=$!
+ip netns exec a timeout 30 /lab/src/lab/guest/tx-stamp-stream 10.0.0.2 3 >/dev/null 2>&1
+kill $toggler
+wait $toggler 2>/dev/null
+ip netns exec a $T/hwtstamp_config "$A" ON NONE >/dev/null
+check "TX timestamping off and on in a loop under timestamped traffic: no request stranded, every stamp delivered afterwards (F8 c)" \
+	ip netns exec a timeout 30 /lab/src/lab/guest/tx-stamp-stream 10.0.0.2 2
+check "no TX timestamp timeout through the on/off loops" \
+	test "$(ethtool_sum a "$A" '^tx_hwtstamp_timeouts$')" = 0
+
 # A dropped TX timestamp interrupt: the slot stays claimed until the watchdog
 # frees it after 15 s; the next request succeeds. The timestamping program
 # asks for a TX timestamp every 5 s.
