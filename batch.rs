@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A small fixed-size batch, to carry work off a ring.
+//! A small fixed-size batch, to carry work off a ring (no counterpart in `igc_main.c`, whose
+//! ring walks hand each skb on from inside the walk).
 //!
 //! The poll holds a ring only while it walks the descriptors (the TX ring under its queue's
 //! lock): received skbs go to GRO, and transmitted skbs are freed, after the walk, so the

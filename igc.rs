@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! rigc: a Rust driver for the Intel(R) Ethernet Controller I225/I226 family (2.5 GbE).
+//! rigc: a Rust driver for the Intel(R) Ethernet Controller I225/I226 family (2.5 GbE); the
+//! module itself (`igc_main.c`: `igc_init_module`, the module description and license).
 //!
 //! The hardware and its sequences follow the C `igc` driver; the ownership and execution-context
 //! rules are in `docs/design.md` of the rigc repository. The files follow igc's:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Interrupts: MSI-X with one vector per queue pair plus the "other" vector (link, time sync),
-//! as `igc_configure_msix`; or a single MSI or INTx vector for everything.
+//! Interrupts (`igc_main.c`: `igc_msix_ring`, `igc_msix_other`, `igc_intr_msi`, `igc_intr`): MSI-X
+//! with one vector per queue pair plus the "other" vector (link, time sync), as
+//! `igc_configure_msix`; or a single MSI or INTx vector for everything.
 //!
 //! The handlers run in hard-IRQ context: a queue vector only schedules its NAPI context (the
 //! vector is auto-masked by EIAM until the poll completes and re-enables it); the other vector

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! I225/I226 register definitions.
+//! I225/I226 register definitions (`igc_regs.h`, `igc_defines.h`).
 //!
 //! Names, offsets and bit positions follow the C driver's `igc_regs.h` and `igc_defines.h`, so the
 //! two can be read side by side. Only registers the driver uses are defined; each one grows

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Receive rings: one DMA-mapped page per descriptor, NAPI poll within budget.
+//! Receive rings (`igc_main.c`: `igc_setup_rx_resources`, `igc_configure_rx_ring`,
+//! `igc_clean_rx_irq`): one DMA-mapped page per descriptor, NAPI poll within budget.
 //!
 //! The poll sees a completed descriptor in memory (its length, written last by the hardware,
 //! is non-zero), so it reads no register per packet; it writes RDT once per poll. The frame is

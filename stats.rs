@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Hardware statistics.
+//! Hardware statistics (`igc_main.c`: `igc_update_stats`; `igc_ethtool.c`: `igc_gstrings_stats`).
 //!
 //! The counters clear on read, so every read is accumulated into 64-bit totals. The reads happen
 //! in process context (the 2-second watchdog, `ethtool -S`) under a mutex, never under a

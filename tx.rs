@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Transmit rings: advanced descriptors, checksum and segmentation offload, completion in NAPI.
+//! Transmit rings (`igc_main.c`: `igc_xmit_frame_ring`, `igc_tso`, `igc_tx_csum`,
+//! `igc_clean_tx_irq`): advanced descriptors, checksum and segmentation offload, completion in
+//! NAPI.
 //!
 //! A packet takes an optional context descriptor (checksum offload or TSO) and one data
 //! descriptor per DMA segment of its skb. The skb, mapped, is kept at the index of the packet's
