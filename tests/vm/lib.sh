@@ -368,9 +368,11 @@ _watchdog_waited_5s() {
 }
 
 # _model_tx_pending PORT: the descriptors the model's port holds between TDH
-# and TDT.
+# and TDT, not fetched yet. Parsed in the shell, not with python3, whose start
+# under TCG takes long enough to matter in link_loss_checks (the time from the
+# held TX unit to the unplug counts against the stack's 5-s TX watchdog).
 _model_tx_pending() {
-	$MODEL_CTL status | python3 -c "import json, sys; print(json.load(sys.stdin)[$1]['tx_pending'])"
+	$MODEL_CTL status | grep -o '"tx_pending":[0-9]*' | sed -n "$(($1 + 1))s/.*://p"
 }
 
 # _tx_held: within 3 s, port 0 holds TX descriptors it has not fetched.
@@ -400,24 +402,40 @@ _tx_held() {
 # pending, and the cables go at once: with the carrier off the stack's own TX
 # timeout cannot fire, only the driver's link-loss check can reset.
 link_loss_checks() {
-	local A p0 to0 client
+	local A p0 to0 client attempt
 	A=$(ns_iface a)
 	iperf_server b 5298
-	dmesg_mark
-	to0=$(ethtool_sum a "$A" '^tx_timeout_count$')
-	p0=$(model_queue_sum 0 tx packets)
-	ip netns exec a timeout 25 iperf3 -c 10.0.0.2 -p 5298 -u -b 300M -w 4M -t 20 >/dev/null 2>&1 &
-	client=$!
-	# The preconditions, checked: a test of the reset is only worth its
-	# name if packets were pending when the cables went.
-	check "link loss: the UDP load reaches the model before the unplug" _tx_flowing "$p0"
-	$MODEL_CTL tx-hang 0 >/dev/null
-	check "link loss: TX descriptors pending on port 0 before the unplug" _tx_held
-	$MODEL_CTL cable unplug >/dev/null
-	check "link loss with packets pending on the TX ring: $1 resets the adapter (\"Reset adapter\")" \
-		_wait_log_or_say 10 'Reset adapter' "$A" "$to0"
-	check "link loss: the reset came from the link-loss check, not the stack's TX timeout" \
-		sh -c "! dmesg | tail -n +$((_dmesg_mark + 1)) | grep -qE 'transmit queue [0-9]+ timed out'"
+	# Under TCG a slow moment can stretch the time from the held TX unit to
+	# the carrier going off past the stack's 5-s TX watchdog, which then fires
+	# first, and the driver's link-loss check is not what resets: once, the
+	# scenario is run again, and said so.
+	for attempt in 1 2; do
+		dmesg_mark
+		to0=$(ethtool_sum a "$A" '^tx_timeout_count$')
+		p0=$(model_queue_sum 0 tx packets)
+		ip netns exec a timeout 25 iperf3 -c 10.0.0.2 -p 5298 -u -b 300M -w 4M -t 20 >/dev/null 2>&1 &
+		client=$!
+		# The preconditions, checked: a test of the reset is only worth its
+		# name if packets were pending when the cables went.
+		check "link loss: the UDP load reaches the model before the unplug" _tx_flowing "$p0"
+		$MODEL_CTL tx-hang 0 >/dev/null
+		check "link loss: TX descriptors pending on port 0 before the unplug" _tx_held
+		$MODEL_CTL cable unplug >/dev/null
+		check "link loss with packets pending on the TX ring: $1 resets the adapter (\"Reset adapter\")" \
+			_wait_log_or_say 10 'Reset adapter' "$A" "$to0"
+		if [ "$attempt" = 1 ] &&
+			dmesg | tail -n +$((_dmesg_mark + 1)) | grep -qE 'transmit queue [0-9]+ timed out'; then
+			echo "# link loss: the stack's TX timeout came before the carrier went off; once more"
+			$MODEL_CTL cable plug >/dev/null
+			kill "$client" 2>/dev/null
+			wait "$client" 2>/dev/null
+			wait_carrier a "$A"
+			continue
+		fi
+		check "link loss: the reset came from the link-loss check, not the stack's TX timeout" \
+			sh -c "! dmesg | tail -n +$((_dmesg_mark + 1)) | grep -qE 'transmit queue [0-9]+ timed out'"
+		break
+	done
 	$MODEL_CTL cable plug >/dev/null
 	kill "$client" 2>/dev/null
 	wait "$client" 2>/dev/null
