@@ -387,6 +387,9 @@ _tx_held() {
 	return 1
 }
 
+# _no_stack_tx_timeout: the stack's TX watchdog has not fired since dmesg_mark.
+_no_stack_tx_timeout() { ! dmesg_since | grep -qE 'transmit queue [0-9]+ timed out'; }
+
 # link_loss_checks DRIVER: the cables are pulled with packets on the TX ring
 # of port 0 (namespace a). Without a link the MAC stops its TX DMA and the
 # model keeps the descriptors pending, as hardware does, so the driver must
@@ -423,8 +426,7 @@ link_loss_checks() {
 		$MODEL_CTL cable unplug >/dev/null
 		check "link loss with packets pending on the TX ring: $1 resets the adapter (\"Reset adapter\")" \
 			_wait_log_or_say 10 'Reset adapter' "$A" "$to0"
-		if [ "$attempt" = 1 ] &&
-			dmesg | tail -n +$((_dmesg_mark + 1)) | grep -qE 'transmit queue [0-9]+ timed out'; then
+		if [ "$attempt" = 1 ] && ! _no_stack_tx_timeout; then
 			echo "# link loss: the stack's TX timeout came before the carrier went off; once more"
 			$MODEL_CTL cable plug >/dev/null
 			kill "$client" 2>/dev/null
@@ -433,7 +435,7 @@ link_loss_checks() {
 			continue
 		fi
 		check "link loss: the reset came from the link-loss check, not the stack's TX timeout" \
-			sh -c "! dmesg | tail -n +$((_dmesg_mark + 1)) | grep -qE 'transmit queue [0-9]+ timed out'"
+			_no_stack_tx_timeout
 		break
 	done
 	$MODEL_CTL cable plug >/dev/null
