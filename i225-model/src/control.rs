@@ -14,6 +14,10 @@
 //! vanish PORT on|off          device falls off the bus (reads all ones)
 //! tx-hang PORT                the TX unit hangs (no descriptor fetched)
 //!                             until the next MAC reset
+//! late-rx-dma PORT MS         each RX queue disabled with descriptors posted
+//!                             completes a frame into its head descriptor MS
+//!                             ms later, unless the driver changed it (0: off;
+//!                             the counts in `status` start again at 0)
 //! reset-faults                every port: no fault injected, cables plugged
 //!                             (between the tests of one VM boot)
 //! txstmph0-bug PORT on|off    TX timestamp re-arm erratum
@@ -162,6 +166,18 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             p.with_device(|d| d.mac.faults.tx_hang = true);
             Ok(json!({ "tx_hang": true }))
         }
+        "late-rx-dma" => {
+            let p = port(ports, arg(1))?;
+            let ms: u32 = arg(2).ok_or("milliseconds missing")?.parse().map_err(|_| "bad milliseconds")?;
+            if ms > 1000 {
+                return Err("at most 1000 ms".into());
+            }
+            p.with_device(|d| {
+                d.mac.faults.late_rx_dma_ms = ms;
+                d.mac.late_rx_counts = Default::default();
+            });
+            Ok(json!({ "late_rx_dma_ms": ms }))
+        }
         "txstmph0-bug" => {
             let p = port(ports, arg(1))?;
             let on = on_off(arg(2))?;
@@ -203,6 +219,13 @@ fn status(p: &Arc<Port>) -> Value {
             "dma_windows": d.dma.windows(),
             "vanished": d.mac.faults.vanished,
             "tx_hang": d.mac.faults.tx_hang,
+            "late_rx_dma": {
+                "ms": d.mac.faults.late_rx_dma_ms,
+                "scheduled": d.mac.late_rx_counts.scheduled,
+                "completed": d.mac.late_rx_counts.completed,
+                "changed": d.mac.late_rx_counts.changed,
+                "too_late": d.mac.late_rx_counts.too_late,
+            },
             "tx_pending": d.mac.tx_pending(),
             "tx_rings": d.mac.tx_rings().iter().map(|&(head, tail, count, enabled)| {
                 json!({ "tdh": head, "tdt": tail, "count": count, "enabled": enabled })

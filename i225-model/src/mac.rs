@@ -44,6 +44,10 @@ pub struct MacFaults {
     /// written back, until a MAC reset (CTRL.RST) clears the hang, as a
     /// driver's reset after "Detected Tx Unit Hang" does on hardware.
     pub tx_hang: bool,
+    /// DMA outlives a queue's disable: when RXDCTL.ENABLE of a ring with
+    /// descriptors posted is cleared, the frame in flight completes into the
+    /// head descriptor this many ms later (0: never). See [`rx::LateRxDma`].
+    pub late_rx_dma_ms: u32,
 }
 
 /// Per-queue traffic counters (for the control socket).
@@ -84,6 +88,10 @@ pub struct Mac {
     pub faults: MacFaults,
     pub tx_counters: [QueueCounters; NUM_QUEUES],
     pub rx_counters: [QueueCounters; NUM_QUEUES],
+    /// RX DMA still due after a queue disable (the `late_rx_dma_ms` fault).
+    pub(crate) late_rx: Vec<rx::LateRxDma>,
+    /// What became of that DMA.
+    pub late_rx_counts: rx::LateRxCounts,
     /// The PHY's published state changed (the link partner must re-check).
     phy_changed: bool,
 }
@@ -113,6 +121,8 @@ impl Mac {
             faults: MacFaults::default(),
             tx_counters: Default::default(),
             rx_counters: Default::default(),
+            late_rx: Vec::new(),
+            late_rx_counts: Default::default(),
             phy_changed: true,
         };
         mac.reset();
@@ -168,6 +178,8 @@ impl Mac {
         self.txq = Default::default();
         self.rx_backlog.clear();
         self.rx_backlog_bytes = 0;
+        // A MAC reset ends every DMA in flight.
+        self.late_rx.clear();
     }
 
     pub fn link(&self) -> Option<Link> {
@@ -237,6 +249,11 @@ impl Mac {
     /// (then [`Mac::take_signals`] releases it).
     pub fn next_irq_deadline(&self) -> Option<u64> {
         self.intr.next_deadline()
+    }
+
+    /// Host time at which the next late RX DMA falls due, if any.
+    pub fn next_dma_deadline(&self) -> Option<u64> {
+        self.late_rx.iter().map(|l| l.due).min()
     }
 
     /// INTx line level.
@@ -448,9 +465,13 @@ impl Mac {
             }
             regs::RDH => self.set_reg(off, val & 0xFFFF),
             regs::RXDCTL => {
+                let was_enabled = self.reg(off) & qctl::ENABLE != 0;
                 self.set_reg(off, val & !qctl::SWFLUSH);
                 if val & qctl::ENABLE == 0 {
                     self.drop_rx_backlog(q);
+                    if was_enabled {
+                        self.schedule_late_rx_dma(q, mem);
+                    }
                 }
             }
             _ => self.set_reg(off, val),

@@ -108,7 +108,11 @@ impl Port {
     /// an interrupt held back by EITR moderation falls due.
     fn next_wait(&self) -> Duration {
         let d = self.lock();
-        match d.mac.next_irq_deadline() {
+        let due = match (d.mac.next_irq_deadline(), d.mac.next_dma_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match due {
             Some(due) => Duration::from_nanos(due.saturating_sub(d.mac.now())).min(TICK),
             None => TICK,
         }
@@ -116,7 +120,13 @@ impl Port {
 
     fn run(&self, events: Receiver<PortEvent>) {
         loop {
-            match events.recv_timeout(self.next_wait()) {
+            let event = events.recv_timeout(self.next_wait());
+            // DMA due after a queue disable is not held back by traffic.
+            self.with_device(|d| {
+                let Device { mac, dma, .. } = d;
+                mac.run_late_rx_dma(dma);
+            });
+            match event {
                 Ok(PortEvent::Frame(frame)) => self.with_device(|d| {
                     let Device { mac, dma, .. } = d;
                     mac.receive(&frame, dma);

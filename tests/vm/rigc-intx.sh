@@ -6,8 +6,9 @@
 # timestamps work on it, and rmmod/modprobe loops while the model flaps the
 # link leave no carrier change after unregister (driver-review.md F4): the
 # splat check after the test covers use-after-free reports, warnings and
-# leaks.
-# lab-vm: --driver rigc --ports 2 --append pci=nomsi
+# leaks. The boot also has init_on_free=1, for rigc-late-dma.sh, which shares
+# it.
+# lab-vm: --driver rigc --ports 2 --append pci=nomsi --append init_on_free=1
 . "$(dirname "$0")/lib.sh"
 
 T=/lab/build/tools

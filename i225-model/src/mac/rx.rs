@@ -46,6 +46,44 @@ mod rss_type {
     pub const UDP_IPV6: u32 = 8;
 }
 
+/// How late after its queue's disable a late RX DMA may still be judged: a
+/// driver that waits igc's 10 ms (`igc_down`) before it frees or reuses a ring
+/// owns the ring for at least that long, so a write the model could not make
+/// within 9 ms (its worker ran late) proves nothing either way.
+pub const LATE_RX_JUDGE_NS: u64 = 9_000_000;
+
+/// A frame in flight when its queue was disabled, completing later (the
+/// `late_rx_dma_ms` fault). Real hardware finishes the DMA it has started
+/// after RXDCTL.ENABLE is cleared; a driver must not free or reuse the ring
+/// before that (igc sleeps 10 ms in `igc_down`). At the due time the model
+/// reads the head descriptor again: if it still holds what the driver had
+/// posted, the frame is written there (a 60-byte frame, DD and EOP); if not,
+/// the driver has freed or rewritten the ring while the queue's DMA was
+/// still running (with `init_on_free=1` in the guest, freed memory reads as
+/// zeros): the model counts it, logs an error and writes nothing, so that
+/// the guest lives to report it.
+#[derive(Clone, Debug)]
+pub(crate) struct LateRxDma {
+    pub queue: usize,
+    pub disabled_at: u64,
+    pub due: u64,
+    pub desc: u64,
+    pub posted: [u8; 16],
+}
+
+/// What became of the late RX DMA.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LateRxCounts {
+    /// Disables of a queue with descriptors posted, each with a frame in flight.
+    pub scheduled: u64,
+    /// The frame was written into a descriptor the driver still owned.
+    pub completed: u64,
+    /// The descriptor had changed: the ring was freed or reused too early.
+    pub changed: u64,
+    /// The model's worker came too late to judge ([`LATE_RX_JUDGE_NS`]).
+    pub too_late: u64,
+}
+
 /// A frame accepted by the filters, ready for a queue.
 #[derive(Clone, Debug)]
 pub struct RxFrame {
@@ -144,6 +182,70 @@ impl Mac {
             }
             self.rx_backlog_bytes -= frame.buffer_bytes();
             self.rx_backlog.pop_front();
+        }
+    }
+
+    /// Queue `q` was just disabled: with the `late_rx_dma_ms` fault on and
+    /// descriptors posted, its in-flight frame completes later.
+    pub(crate) fn schedule_late_rx_dma(&mut self, q: usize, mem: &dyn GuestMemory) {
+        let ms = self.faults.late_rx_dma_ms;
+        if ms == 0 {
+            return;
+        }
+        let base = (u64::from(self.reg(rxq(q, regs::RDBAH))) << 32) | u64::from(self.reg(rxq(q, regs::RDBAL)) & !0xF);
+        let count = u64::from(self.reg(rxq(q, regs::RDLEN))) / DESC_SIZE;
+        let head = u64::from(self.reg(rxq(q, regs::RDH)));
+        let tail = u64::from(self.reg(rxq(q, regs::RDT)));
+        if count == 0 || head >= count || tail >= count || head == tail {
+            return;
+        }
+        let desc = base + head * DESC_SIZE;
+        let mut posted = [0u8; 16];
+        if mem.read(desc, &mut posted).is_err() {
+            return;
+        }
+        let now = self.now();
+        self.late_rx.push(LateRxDma { queue: q, disabled_at: now, due: now + u64::from(ms) * 1_000_000, desc, posted });
+        self.late_rx_counts.scheduled += 1;
+    }
+
+    /// Completes the late RX DMA that is due (see [`LateRxDma`]).
+    pub(crate) fn run_late_rx_dma(&mut self, mem: &dyn GuestMemory) {
+        let now = self.now();
+        if self.faults.vanished || !self.late_rx.iter().any(|l| l.due <= now) {
+            return;
+        }
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.late_rx).into_iter().partition(|l| l.due <= now);
+        self.late_rx = later;
+        for l in due {
+            let after_ms = (now - l.disabled_at) as f64 / 1e6;
+            if now - l.disabled_at > LATE_RX_JUDGE_NS {
+                log::info!("RX queue {}: late DMA {after_ms:.1} ms after the disable, too late to judge", l.queue);
+                self.late_rx_counts.too_late += 1;
+                continue;
+            }
+            let mut seen = [0u8; 16];
+            if mem.read(l.desc, &mut seen).is_err() || seen != l.posted {
+                log::error!(
+                    "RX queue {}: the frame in flight completed {after_ms:.1} ms after RXDCTL.ENABLE was cleared, \
+                     but descriptor {:#x} had changed ({:02x?} -> {:02x?}): the driver freed or reused the ring \
+                     before the queue's DMA was over",
+                    l.queue,
+                    l.desc,
+                    &l.posted[..8],
+                    &seen[..8]
+                );
+                self.late_rx_counts.changed += 1;
+                continue;
+            }
+            let buf = u64::from_le_bytes(l.posted[..8].try_into().unwrap());
+            let frame = [0u8; 60];
+            let mut wb = [0u8; 16];
+            wb[8..12].copy_from_slice(&(rxd::DD | rxd::EOP).to_le_bytes());
+            wb[12..14].copy_from_slice(&(frame.len() as u16).to_le_bytes());
+            if mem.write(buf, &frame).is_ok() && mem.write(l.desc, &wb).is_ok() {
+                self.late_rx_counts.completed += 1;
+            }
         }
     }
 
@@ -403,6 +505,47 @@ mod tests {
 
     fn wb(mem: &VecMemory, i: u64) -> (u32, u16) {
         (mem.read_u32(RING + 16 * i + 8).unwrap(), (mem.read_u32(RING + 16 * i + 12).unwrap() & 0xFFFF) as u16)
+    }
+
+    #[test]
+    fn late_rx_dma_lands_only_in_a_ring_the_driver_still_owns() {
+        let (mut m, clock) = new_mac();
+        let mem = VecMemory::new(1 << 20);
+        setup(&mut m, &mem, 0x0200_0402, N - 1);
+        m.faults.late_rx_dma_ms = 4;
+        // A driver that waits: the frame lands in the head descriptor.
+        m.write32(rxq(0, regs::RXDCTL), 0, &mem);
+        assert_eq!(m.next_dma_deadline(), Some(clock.now_ns() + 4_000_000));
+        clock.advance(3_000_000);
+        m.run_late_rx_dma(&mem);
+        assert_eq!(wb(&mem, 0), (0, 0), "not due yet");
+        clock.advance(1_000_000);
+        m.run_late_rx_dma(&mem);
+        assert_eq!(wb(&mem, 0).1, 60);
+        assert_eq!(m.late_rx_counts, LateRxCounts { scheduled: 1, completed: 1, ..Default::default() });
+        // A driver that frees the ring at once (freed memory reads as zeros).
+        setup(&mut m, &mem, 0x0200_0402, N - 1);
+        m.write32(rxq(0, regs::RXDCTL), 0, &mem);
+        mem.write(RING, &[0; 16]).unwrap();
+        clock.advance(4_000_000);
+        m.run_late_rx_dma(&mem);
+        assert_eq!(wb(&mem, 0), (0, 0), "nothing written into a changed descriptor");
+        assert_eq!(m.late_rx_counts.changed, 1);
+        // The worker came after 9 ms: not judged. A MAC reset ends DMA in flight.
+        setup(&mut m, &mem, 0x0200_0402, N - 1);
+        m.write32(rxq(0, regs::RXDCTL), 0, &mem);
+        clock.advance(9_500_000);
+        m.run_late_rx_dma(&mem);
+        assert_eq!(m.late_rx_counts.too_late, 1);
+        setup(&mut m, &mem, 0x0200_0402, N - 1);
+        m.write32(rxq(0, regs::RXDCTL), 0, &mem);
+        m.write32(regs::CTRL, ctrl::RST, &mem);
+        assert_eq!(m.next_dma_deadline(), None);
+        // An empty ring (head == tail) has nothing in flight.
+        m.late_rx_counts = Default::default();
+        setup(&mut m, &mem, 0x0200_0402, 0);
+        m.write32(rxq(0, regs::RXDCTL), 0, &mem);
+        assert_eq!(m.late_rx_counts.scheduled, 0);
     }
 
     #[test]
