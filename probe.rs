@@ -301,7 +301,12 @@ impl pci::Driver for RigcDriver {
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
-        dev_info!(pdev, "unbinding {}\n", this.info.name);
+        dev_info!(
+            pdev,
+            "{}: unbinding {}\n",
+            this.net.device().name(),
+            this.info.name
+        );
         // Nothing queues the reset after this; wait for one that is queued or running. The
         // RTNL is not held here (the unregistration comes after), so waiting cannot deadlock.
         let task = this.net.reset_task.lock().take();
