@@ -120,27 +120,29 @@ impl Port {
 
     fn run(&self, events: Receiver<PortEvent>) {
         loop {
-            let event = events.recv_timeout(self.next_wait());
-            // DMA due after a queue disable is not held back by traffic.
-            self.with_device(|d| {
-                let Device { mac, dma, .. } = d;
-                mac.run_late_rx_dma(dma);
-            });
-            match event {
+            // DMA due after a queue disable runs with whatever the worker does next, under the
+            // same lock, so that traffic cannot hold it back.
+            match events.recv_timeout(self.next_wait()) {
                 Ok(PortEvent::Frame(frame)) => self.with_device(|d| {
                     let Device { mac, dma, .. } = d;
+                    mac.run_late_rx_dma(dma);
                     mac.receive(&frame, dma);
                 }),
                 Ok(PortEvent::LinkCheck) => {
                     let partner = self.far_end.partner();
                     self.with_device(|d| {
                         let Device { mac, dma, .. } = d;
+                        mac.run_late_rx_dma(dma);
                         mac.set_partner(partner);
                         mac.resume_tx(dma);
                     });
                 }
                 Ok(PortEvent::Shutdown) | Err(RecvTimeoutError::Disconnected) => return,
-                Err(RecvTimeoutError::Timeout) => self.with_device(|d| d.mac.tick()),
+                Err(RecvTimeoutError::Timeout) => self.with_device(|d| {
+                    let Device { mac, dma, .. } = d;
+                    mac.run_late_rx_dma(dma);
+                    mac.tick();
+                }),
             }
         }
     }
