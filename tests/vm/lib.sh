@@ -105,6 +105,17 @@ setup_namespaces() {
 	wait_carrier a "$i0" && wait_carrier b "$i1"
 }
 
+# del_namespaces [DRIVER N]: delete namespaces a and b; given DRIVER and N,
+# then wait (as wait_ports) for the N ports of DRIVER to be back in the initial
+# namespace. ip netns del returns before the kernel moves a namespace's
+# devices back (cleanup_net runs from a workqueue), so a port_ifaces or a
+# setup_namespaces right after it can find no port.
+del_namespaces() {
+	ip netns del a 2>/dev/null
+	ip netns del b 2>/dev/null
+	[ -z "${1:-}" ] || wait_ports "$1" "$2"
+}
+
 ns_iface() {
 	ip -n "$1" -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'
 }

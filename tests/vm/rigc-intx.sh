@@ -23,8 +23,8 @@ ip netns exec a timeout 7 stdbuf -oL $T/timestamping "$A" SOF_TIMESTAMPING_TX_HA
 	SOF_TIMESTAMPING_RAW_HARDWARE >/tmp/ts-intx.log 2>&1
 check "TX hardware timestamps through the shared vector" grep -q 'HW raw [1-9]' /tmp/ts-intx.log
 pkill iperf3
-ip netns del a
-ip netns del b
+# The first round brings up both ports: they must be back from the namespaces.
+del_namespaces rigc 2
 
 # The link flaps every 0.3 s (200 ms down) while rigc is loaded, brought up
 # and unloaded again.

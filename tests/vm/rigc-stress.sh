@@ -33,8 +33,8 @@ check "carrier back after the last up" wait_carrier a "$A"
 check "no stuck queue: ping a -> b" ip netns exec a ping -c 3 -W 2 10.0.0.2
 check "no stuck queue: iperf3 a -> b" timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 2
 pkill iperf3
-ip netns del a
-ip netns del b
+# The first cycle's setup needs the ports back from the namespaces.
+del_namespaces rigc 2
 
 # The reloads run while the model flaps both links (200 ms down every 0.5 s):
 # link interrupts race the unregister (driver-review.md F4), with MSI-X here
