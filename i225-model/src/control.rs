@@ -26,6 +26,13 @@
 //!                             on the two-port wire both ends see it)
 //! ```
 //!
+//! `flat COMMAND...` answers COMMAND on one line of `PATH=VALUE` words
+//! instead of JSON, for the guest's shell to read with awk (a python3 start
+//! costs seconds under TCG): PATH joins object keys and array indices with
+//! `.` (`tx.0.packets=12`, `0.tx_hang=false`), VALUE is a number, `true`,
+//! `false`, `null` or a string with its whitespace turned into `_`; an
+//! empty object or array is `PATH={}` or `PATH=[]`.
+//!
 //! `ptp`'s `txts_read_latency_ns` is the host time from the capture of a
 //! TX timestamp into a TXSTMPL/H set (TXTT_n set, TSICR.TXTS raised unless
 //! a fault suppresses it) to the read of that set's TXSTMPH, one sample per
@@ -65,10 +72,39 @@ fn session(stream: UnixStream, ports: &[Arc<Port>]) -> std::io::Result<()> {
         if words.is_empty() {
             continue;
         }
+        if words[0] == "flat" && words.len() > 1 {
+            let answer = execute(&words[1..], ports).unwrap_or_else(|e| json!({ "error": e }));
+            writeln!(out, "{}", flat(&answer))?;
+            continue;
+        }
         let answer = execute(&words, ports).unwrap_or_else(|e| json!({ "error": e }));
         writeln!(out, "{answer}")?;
     }
     Ok(())
+}
+
+/// `value` as the `flat` command's `PATH=VALUE` words.
+pub fn flat(value: &Value) -> String {
+    fn walk(v: &Value, path: &str, words: &mut Vec<String>) {
+        let join = |key: &dyn std::fmt::Display| {
+            if path.is_empty() {
+                key.to_string()
+            } else {
+                format!("{path}.{key}")
+            }
+        };
+        match v {
+            Value::Object(m) if !m.is_empty() => m.iter().for_each(|(k, v)| walk(v, &join(k), words)),
+            Value::Array(a) if !a.is_empty() => a.iter().enumerate().for_each(|(i, v)| walk(v, &join(&i), words)),
+            Value::Object(_) => words.push(format!("{path}={{}}")),
+            Value::Array(_) => words.push(format!("{path}=[]")),
+            Value::String(s) => words.push(format!("{path}={}", s.split_whitespace().collect::<Vec<_>>().join("_"))),
+            other => words.push(format!("{path}={other}")),
+        }
+    }
+    let mut words = Vec::new();
+    walk(value, "", &mut words);
+    words.join(" ")
 }
 
 fn port<'a>(ports: &'a [Arc<Port>], arg: Option<&&str>) -> Result<&'a Arc<Port>, String> {

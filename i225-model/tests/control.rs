@@ -52,10 +52,36 @@ fn link_up(p: &Port) -> bool {
 }
 
 #[test]
+fn flat_answers_are_path_value_words() {
+    let v = json!({ "tx": [{ "packets": 3, "bytes": 180 }, { "packets": 1, "bytes": 60 }],
+                    "link": null, "name": "port 0", "on": true, "none": [], "empty": {} });
+    let words: Vec<&str> = control::flat(&v).leak().split(' ').collect();
+    for w in [
+        "tx.0.packets=3",
+        "tx.0.bytes=180",
+        "tx.1.packets=1",
+        "tx.1.bytes=60",
+        "link=null",
+        "name=port_0",
+        "on=true",
+        "none=[]",
+        "empty={}",
+    ] {
+        assert!(words.contains(&w), "{w} in {words:?}");
+    }
+    assert_eq!(words.len(), 9);
+    assert_eq!(control::flat(&json!([{ "tx_hang": false }, { "tx_hang": true }])), "0.tx_hang=false 1.tx_hang=true");
+}
+
+#[test]
 fn control_socket_commands() {
     let (ports, path) = start();
     let mut s = Session::connect(&path[0]);
     wait_for("link on both ports", || ports.iter().all(|p| link_up(p)));
+
+    writeln!(s.out, "flat queues 1").unwrap();
+    let line = s.lines.next().expect("an answer").unwrap();
+    assert!(line.split(' ').any(|w| w == "rx.0.packets=0"), "flat queues 1: {line}");
 
     let status = s.ask("status");
     let status = status.as_array().expect("one entry per port");
