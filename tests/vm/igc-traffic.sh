@@ -15,8 +15,8 @@ check "ping a -> b" ip netns exec a ping -c 3 -W 2 10.0.0.2
 check "ping b -> a" ip netns exec b ping -c 3 -W 2 10.0.0.1
 iperf_server b 5201
 for dir in "" -R; do
-	out=$(timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 3 $dir -J 2>&1)
-	bps=$(echo "$out" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))' 2>/dev/null)
+	out=$(timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 3 $dir 2>&1)
+	bps=$(echo "$out" | iperf_bps)
 	what="a -> b"
 	[ -n "$dir" ] && what="b -> a"
 	echo "# iperf3 $what: $((${bps:-0} / 1000000)) Mbit/s (TCG, not a performance figure)"

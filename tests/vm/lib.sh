@@ -32,6 +32,18 @@ check() {
 note() { echo "$*" >>/tmp/tap-notes; }
 
 # Kernel log lines since the mark, and whether any is a warning or an oops.
+# iperf_bps: the receiver's bits per second in an iperf3 client's output
+# (its text, not -J: the JSON wants python3, seconds to start under TCG);
+# 0 if there is no receiver line.
+iperf_bps() {
+	awk '/receiver/ { for (i = 2; i <= NF; i++) {
+			m = 0
+			if ($i == "bits/sec") m = 1; else if ($i == "Kbits/sec") m = 1e3
+			else if ($i == "Mbits/sec") m = 1e6; else if ($i == "Gbits/sec") m = 1e9
+			if (m) v = $(i - 1) * m
+		} } END { printf "%d\n", v }'
+}
+
 # iperf_server NS PORT: an iperf3 server daemon in namespace NS, returned once
 # it listens (iperf3 -D returns before its daemon has bound the port, and a
 # client started at once is refused).
@@ -153,24 +165,56 @@ ptp4l_close() { # N RMS WORST [EXPECTED-N]
 }
 
 # model_tx_stamps PORT: "captured read", the model's count of TX timestamps
-# it captured and the driver read (TXSTMPH) on that port.
+# it captured and the driver read (TXSTMPH) on that port, since
+# model_tx_stamps_mark if the test called it. The model counts from its start,
+# and the tests before this one in the same boot may have left a stamp
+# captured and never read (a reset, TX timestamping switched off).
 model_tx_stamps() {
-	$MODEL_CTL ptp "$1" | python3 -c 'import json, sys
-p = json.load(sys.stdin)
-print(p["tx_captured"], p["tx_read"])'
+	local c r
+	read -r c r < <(model_values '^tx_(captured|read)$' ptp "$1")
+	eval "set -- \${_txs_mark_$1:-0 0}"
+	echo "$((c - $1)) $((r - $2))"
+}
+
+# model_tx_stamps_mark: model_tx_stamps counts from now on, on both ports.
+model_tx_stamps_mark() {
+	local p
+	for p in 0 1; do
+		eval "_txs_mark_$p=\"$(model_values '^tx_(captured|read)$' ptp "$p")\""
+	done
+}
+
+# The model's answers, read with awk: python3 takes seconds to start under
+# TCG, enough to matter in a wait loop or between a held TX unit and the
+# unplug of link_loss_checks.
+# model_values REGEX COMMAND...: the values of the model's answer whose flat
+# PATH (see i225-model/src/control.rs, "flat") matches REGEX, on one line in
+# the answer's order (serde_json's: object keys sorted, arrays in order).
+model_values() {
+	local re=$1
+	shift
+	$MODEL_CTL flat "$@" | awk -v re="$re" '{
+		for (i = 1; i <= NF; i++) {
+			k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
+			if (k ~ re) o = o (o == "" ? "" : " ") v
+		}
+	} END { print o }'
+}
+
+# model_sum REGEX COMMAND...: the sum of those values.
+model_sum() {
+	model_values "$@" | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }'
 }
 
 # Model counters through the control socket (lab/guest/model-ctl).
 # model_reads PORT: MMIO reads of the port so far, all registers.
 model_reads() {
-	$MODEL_CTL mmio "$1" | python3 -c 'import json, sys
-print(sum(v["reads"] for v in json.load(sys.stdin).values()))'
+	model_sum '[.]reads$' mmio "$1"
 }
 
 # model_queue_sum PORT tx|rx packets|bytes: summed over the port's queues.
 model_queue_sum() {
-	$MODEL_CTL queues "$1" | python3 -c 'import json, sys
-print(sum(q[sys.argv[2]] for q in json.load(sys.stdin)[sys.argv[1]]))' "$2" "$3"
+	model_sum "^$2[.][0-9]+[.]$3\$" queues "$1"
 }
 
 # ethtool_sum NETNS IFACE REGEX: the sum of the ethtool -S counters whose
@@ -191,18 +235,14 @@ mmio_per_packet() {
 	timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 3 >/dev/null 2>&1
 	r0b=$(model_reads 0) r1b=$(model_reads 1)
 	t0b=$(model_queue_sum 0 tx packets) x1b=$(model_queue_sum 1 rx packets)
-	python3 - "$1" "$((r0b - r0))" "$((t0b - t0))" "$((r1b - r1))" "$((x1b - x1))" <<'PY'
-import sys
-drv, tr, tp, rr, rp = sys.argv[1], *map(int, sys.argv[2:])
-tx = tr / tp if tp else float("nan")
-rx = rr / rp if rp else float("nan")
-line = (f"MMIO reads per packet under iperf3 ({drv}): TX {tx:.4f} ({tr} reads / {tp} packets), "
-        f"RX {rx:.4f} ({rr} reads / {rp} packets)")
-open("/tmp/tap-notes", "a").write(line + "\n")
-import os
-os.makedirs("/lab/results", exist_ok=True)
-open(f"/lab/results/mmio-{drv}.txt", "w").write(f"{drv} {tx:.4f} {rx:.4f} {tp} {rp}\n")
-PY
+	mkdir -p /lab/results
+	awk -v drv="$1" -v tr="$((r0b - r0))" -v tp="$((t0b - t0))" -v rr="$((r1b - r1))" -v rp="$((x1b - x1))" 'BEGIN {
+		tx = tp ? sprintf("%.4f", tr / tp) : "nan"
+		rx = rp ? sprintf("%.4f", rr / rp) : "nan"
+		printf "MMIO reads per packet under iperf3 (%s): TX %s (%d reads / %d packets), RX %s (%d reads / %d packets)\n",
+			drv, tx, tr, tp, rx, rr, rp >>"/tmp/tap-notes"
+		printf "%s %s %s %d %d\n", drv, tx, rx, tp, rp >("/lab/results/mmio-" drv ".txt")
+	}'
 	[ "$((t0b - t0))" -gt 0 ] && [ "$((x1b - x1))" -gt 0 ]
 }
 
@@ -332,7 +372,7 @@ tx_hang_checks() {
 	check "TX hang: the TX watchdog waited 5 s, as igc's (watchdog_timeo)" _watchdog_waited_5s
 	check "TX hang: $1 resets the adapter (\"Reset adapter\")" wait_log 15 'Reset adapter'
 	check "TX hang: the MAC reset cleared the hang in the model" \
-		sh -c "$MODEL_CTL status | python3 -c 'import json, sys; sys.exit(any(p[\"tx_hang\"] for p in json.load(sys.stdin)))'"
+		_no_tx_hang
 	kill "$ts" 2>/dev/null
 	wait
 	check "TX hang: counted in ethtool -S tx_timeout_count" \
@@ -378,12 +418,19 @@ _watchdog_waited_5s() {
 	[ "${ms:-0}" -ge 5000 ]
 }
 
+# _no_tx_hang: no port of the model has its TX unit hung.
+_no_tx_hang() {
+	local v
+	v=$(model_values '^[0-9]+[.]tx_hang$' status)
+	echo "tx_hang per port: $v"
+	[ -n "$v" ] && ! echo "$v" | grep -q true
+}
+
 # _model_tx_pending PORT: the descriptors the model's port holds between TDH
-# and TDT, not fetched yet. Parsed in the shell, not with python3, whose start
-# under TCG takes long enough to matter in link_loss_checks (the time from the
-# held TX unit to the unplug counts against the stack's 5-s TX watchdog).
+# and TDT, not fetched yet (the time from the held TX unit to the unplug of
+# link_loss_checks counts against the stack's 5-s TX watchdog).
 _model_tx_pending() {
-	$MODEL_CTL status | grep -o '"tx_pending":[0-9]*' | sed -n "$(($1 + 1))s/.*://p"
+	model_values "^$1[.]tx_pending\$" status
 }
 
 # _tx_held: within 3 s, port 0 holds TX descriptors it has not fetched.

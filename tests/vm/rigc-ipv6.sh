@@ -17,8 +17,8 @@ ip netns exec a ethtool -K "$A" tso on tx on >/dev/null 2>&1
 check "ping -6 a -> b" ip netns exec a ping -6 -c 3 -W 2 fd00::2
 iperf_server b 5201
 for dir in "" -R; do
-	out=$(timeout 60 ip netns exec a iperf3 -6 -c fd00::2 -p 5201 -t 3 $dir -J 2>&1)
-	bps=$(echo "$out" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))' 2>/dev/null)
+	out=$(timeout 60 ip netns exec a iperf3 -6 -c fd00::2 -p 5201 -t 3 $dir 2>&1)
+	bps=$(echo "$out" | iperf_bps)
 	what="a -> b"
 	[ -n "$dir" ] && what="b -> a"
 	check "iperf3 -6 $what with TSO6 moves data ($((${bps:-0} / 1000000)) Mbit/s under TCG)" test "${bps:-0}" -gt 0

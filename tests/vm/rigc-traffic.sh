@@ -34,11 +34,11 @@ iperf_server a 5202
 iperf() { # iperf3 DIRECTION LABEL
 	local out bps
 	if [ "$1" = ab ]; then
-		out=$(timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 3 -J 2>&1)
+		out=$(timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 3 2>&1)
 	else
-		out=$(timeout 60 ip netns exec b iperf3 -c 10.0.0.1 -p 5202 -t 3 -J 2>&1)
+		out=$(timeout 60 ip netns exec b iperf3 -c 10.0.0.1 -p 5202 -t 3 2>&1)
 	fi
-	bps=$(echo "$out" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))' 2>/dev/null)
+	bps=$(echo "$out" | iperf_bps)
 	note "iperf3 $2: $((${bps:-0} / 1000000)) Mbit/s (TCG, not a performance figure)"
 	test "${bps:-0}" -gt 0
 }
