@@ -9,6 +9,7 @@
 # leaks. The boot also has init_on_free=1, for rigc-late-dma.sh, which shares
 # it.
 # lab-vm: --driver rigc --ports 2 --append pci=nomsi --append init_on_free=1
+# lab-lane: timing (it shares the INTx boot of rigc-late-dma)
 . "$(dirname "$0")/lib.sh"
 
 T=/lab/build/tools

@@ -13,6 +13,7 @@
 # 4 ms of the disable.
 # It shares the boot of rigc-intx.sh (one queue pair on INTx).
 # lab-vm: --driver rigc --ports 2 --append pci=nomsi --append init_on_free=1
+# lab-lane: timing (the model's late DMA must run on time to be judged)
 . "$(dirname "$0")/lib.sh"
 
 # _late: port 0's counts of late RX DMA since the fault was armed, as
