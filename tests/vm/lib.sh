@@ -169,10 +169,13 @@ ptp4l_close() { # N RMS WORST [EXPECTED-N]
 # model_tx_stamps_mark if the test called it. The model counts from its start,
 # and the tests before this one in the same boot may have left a stamp
 # captured and never read (a reset, TX timestamping switched off).
+# (POSIX sh: tests source lib.sh from sh -c too.)
 model_tx_stamps() {
-	local c r
-	read -r c r < <(model_values '^tx_(captured|read)$' ptp "$1")
-	eval "set -- \${_txs_mark_$1:-0 0}"
+	local p=$1 c r
+	# shellcheck disable=SC2046
+	set -- $(model_values '^tx_(captured|read)$' ptp "$p")
+	c=$1 r=$2
+	eval "set -- \${_txs_mark_$p:-0 0}"
 	echo "$((c - $1)) $((r - $2))"
 }
 
