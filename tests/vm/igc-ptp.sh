@@ -41,6 +41,13 @@ ptp4l_pair 40
 check "ptp4l slave reached SLAVE state" grep -q "to SLAVE on MASTER_CLOCK_SELECTED" /tmp/ptp4l-slave.log
 check "ptp4l master had no TX timestamp timeout" sh -c '! grep -q "timed out while polling for tx timestamp" /tmp/ptp4l-master.log'
 read -r n rms worst < <(ptp4l_converged 15)
+# Under TCG a burst of host load can spoil one run's offsets: a second run
+# decides (as in rigc-ptp.sh); a driver or a model that is off fails both.
+if ! ptp4l_close "$n" "$rms" "$worst"; then
+	echo "# ptp4l slave, first run: offset RMS $rms ns, max |offset| $worst ns; once more"
+	ptp4l_pair 40
+	read -r n rms worst < <(ptp4l_converged 15)
+fi
 echo "# ptp4l slave, last $n s: offset RMS $rms ns, max |offset| $worst ns"
 check "ptp4l slave converged: last 15 s of summaries, RMS < 60 ns, |offset| < 200 ns (RMS $rms ns, max $worst ns)" \
 	ptp4l_close "$n" "$rms" "$worst"
@@ -71,6 +78,11 @@ ptp4l_pair 30
 check "with the erratum: ptp4l master had no TX timestamp timeout" \
 	sh -c '! grep -q "timed out while polling for tx timestamp" /tmp/ptp4l-master.log'
 read -r n rms worst < <(ptp4l_converged 10)
+if ! ptp4l_close "$n" "$rms" "$worst" 10; then
+	echo "# ptp4l slave with the erratum, first run: offset RMS $rms ns, max |offset| $worst ns; once more"
+	ptp4l_pair 30
+	read -r n rms worst < <(ptp4l_converged 10)
+fi
 echo "# ptp4l slave with the erratum, last $n s: offset RMS $rms ns, max |offset| $worst ns"
 check "with the erratum: slave RMS < 60 ns, |offset| < 200 ns over the last 10 s (RMS $rms ns, max $worst ns)" \
 	ptp4l_close "$n" "$rms" "$worst" 10

@@ -154,7 +154,14 @@ check "igc and rigc ports up with carrier in namespaces a and b" setup_namespace
 ptp4l_pair 40
 check "ptp4l igc -> rigc: slave reached SLAVE state" grep -q "to SLAVE on MASTER_CLOCK_SELECTED" /tmp/ptp4l-slave.log
 read -r n rms worst < <(ptp4l_converged 15)
-check "ptp4l igc -> rigc: slave offset RMS < 60 ns, |offset| < 200 ns after convergence (RMS $rms ns, max $worst ns over $n s)" \
+note_rms="RMS $rms ns, max $worst ns over $n s"
+# A second run decides, as for rigc -> rigc above.
+if ! ptp4l_close "$n" "$rms" "$worst"; then
+	ptp4l_pair 40
+	read -r n rms worst < <(ptp4l_converged 15)
+	note_rms="RMS $rms ns, max $worst ns over $n s, second run; the first: $note_rms"
+fi
+check "ptp4l igc -> rigc: slave offset RMS < 60 ns, |offset| < 200 ns after convergence ($note_rms)" \
 	ptp4l_close "$n" "$rms" "$worst"
 pkill ptp4l
 ip netns del a
