@@ -80,6 +80,7 @@ impl Device {
     /// Function reset (VFIO_USER_DEVICE_RESET or FLR).
     pub fn reset(&mut self) {
         self.config.reset();
+        self.sync_bus_master();
         self.mac.power_on_reset();
         self.msix_table.fill(0);
         // Pending messages die with the reset; triggers stay installed.
@@ -131,11 +132,28 @@ impl Device {
                     log::info!("function level reset");
                     self.reset();
                 }
+                self.sync_bus_master();
             }
             _ => return Err(AccessError::OutOfRange),
         }
         self.deliver_irqs();
         Ok(())
+    }
+
+    /// DMA follows PCI COMMAND.BME: while it is clear nothing reaches guest
+    /// memory (descriptor fetches and write-backs are refused, TX stalls, RX
+    /// frames wait in the packet buffer or drop), and once it is set again the
+    /// MAC picks up where it stopped, as a bus master that was held off does.
+    fn sync_bus_master(&mut self) {
+        let on = self.config.command() & command::BUS_MASTER != 0;
+        if !self.dma.set_bus_master(on) {
+            return;
+        }
+        log::debug!("bus mastering {}", if on { "on" } else { "off" });
+        if on {
+            self.mac.resume_tx(&self.dma);
+            self.mac.drain_rx_backlog(&self.dma);
+        }
     }
 
     fn count(&mut self, off: u32, write: bool) {
@@ -185,7 +203,8 @@ impl Device {
                     return Err(AccessError::BadSize);
                 }
                 self.count(aligned, true);
-                let mut v = self.mac.reg(aligned).to_le_bytes();
+                // PCIe byte enables: the register sees the written bytes only.
+                let mut v = self.mac.partial_write_base(aligned).to_le_bytes();
                 v[s..s + data.len()].copy_from_slice(data);
                 self.mac.write32(aligned, u32::from_le_bytes(v), &self.dma);
             }
@@ -245,6 +264,75 @@ mod tests {
         d.read(REGION_BAR0, 0x5408, &mut q).unwrap();
         assert_eq!(u32::from_le_bytes(q[..4].try_into().unwrap()), 0x1122_AA44);
         assert_eq!(d.mmio[&0x5408].writes, 2);
+    }
+
+    /// No DMA without PCI bus master enable: a TX descriptor posted with
+    /// COMMAND.BME clear is not fetched (the refusal is counted), and leaves
+    /// once the driver sets BME (pci_set_master).
+    #[test]
+    fn no_dma_without_bus_master_enable() {
+        use crate::dma::GuestMemory;
+        use crate::phy::{Abilities, Partner};
+        use std::os::fd::{FromRawFd, OwnedFd};
+        const RING: u64 = 0x1000;
+        const BUF: u64 = 0x4000;
+        let mut d = device();
+        // SAFETY: plain syscalls creating a descriptor we own.
+        let fd = unsafe {
+            let fd = libc::memfd_create(c"bme".as_ptr(), 0);
+            assert!(fd >= 0);
+            assert_eq!(libc::ftruncate(fd, 1 << 16), 0);
+            OwnedFd::from_raw_fd(fd)
+        };
+        d.dma.map(0, 1 << 16, 0, Some(fd), true, true).unwrap();
+        let command = |d: &mut Device, v: u16| d.write(REGION_CONFIG, 4, &v.to_le_bytes()).unwrap();
+        command(&mut d, crate::pci_config::command::BUS_MASTER);
+        let mut desc = [0u8; 16];
+        desc[..8].copy_from_slice(&BUF.to_le_bytes());
+        // 60 bytes, EOP | IFCS | RS, advanced data descriptor.
+        desc[8..12].copy_from_slice(&(60u32 | 0x2B30_0000).to_le_bytes());
+        d.dma.write(RING, &desc).unwrap();
+        d.dma.write(BUF, &[0xFF; 60]).unwrap();
+        command(&mut d, crate::pci_config::command::MEMORY);
+        d.mac.set_partner(Partner::Present(Abilities::ALL));
+        w32(&mut d, regs::CTRL, regs::ctrl::SLU);
+        w32(&mut d, regs::TCTL, 0x0103_F0FA);
+        w32(&mut d, regs::txq(0, regs::TDLEN), 16 * 16);
+        w32(&mut d, regs::txq(0, regs::TDBAL), RING as u32);
+        w32(&mut d, regs::txq(0, regs::TXDCTL), 0x0210_0108);
+        w32(&mut d, regs::txq(0, regs::TDT), 1);
+        assert!(d.mac.take_outbox().is_empty(), "nothing fetched with BME clear");
+        assert_eq!(r32(&mut d, regs::txq(0, regs::TDH)), 0);
+        assert!(d.dma.refused() > 0);
+        command(&mut d, crate::pci_config::command::MEMORY | crate::pci_config::command::BUS_MASTER);
+        assert_eq!(d.mac.take_outbox().len(), 1, "sent once bus mastering is on");
+        assert_eq!(r32(&mut d, regs::txq(0, regs::TDH)), 1);
+        let mut dd = [0u8; 4];
+        d.dma.read(RING + 12, &mut dd).unwrap();
+        assert_eq!(dd[0] & 1, 1, "DD written back");
+    }
+
+    /// Byte writes reach the register's real owner: a byte of EIAC keeps
+    /// the other bytes, a byte of EIMS or EIMC sets or clears only its own
+    /// bits, and a byte of ICR clears only the causes it names.
+    #[test]
+    fn byte_writes_to_interrupt_registers() {
+        let mut d = device();
+        w32(&mut d, regs::EIAC, 0x1F);
+        d.write(REGION_BAR0, (regs::EIAC + 1).into(), &[0]).unwrap();
+        assert_eq!(r32(&mut d, regs::EIAC), 0x1F, "byte 1 of EIAC written, byte 0 kept");
+        w32(&mut d, regs::EIMS, 0x1F);
+        d.write(REGION_BAR0, regs::EIMC.into(), &[0x01]).unwrap();
+        assert_eq!(r32(&mut d, regs::EIMS), 0x1E, "a byte of EIMC clears only its bits");
+        d.write(REGION_BAR0, (regs::EIMS + 1).into(), &[0]).unwrap();
+        assert_eq!(r32(&mut d, regs::EIMS), 0x1E);
+        w32(&mut d, regs::ICS, 0x0000_0104);
+        d.write(REGION_BAR0, regs::ICR.into(), &[0x04]).unwrap();
+        // ICR reads clear it: read once, through ICS's view of the causes.
+        assert_eq!(r32(&mut d, regs::ICS) & 0x104, 0x100, "only the named cause cleared");
+        w32(&mut d, regs::GPIE, 0xC000_0011);
+        d.write(REGION_BAR0, (regs::GPIE + 3).into(), &[0x80]).unwrap();
+        assert_eq!(r32(&mut d, regs::GPIE), 0x8000_0011);
     }
 
     #[test]

@@ -8,18 +8,40 @@
 
 use std::fmt;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// A failed DMA access (address not mapped, or not writable).
+/// Why a DMA access failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmaFault {
+    /// No guest memory at that address (or not writable, for a write).
+    Unmapped,
+    /// PCI COMMAND.BME is clear: the function may not master the bus.
+    NoBusMaster,
+}
+
+/// A failed DMA access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DmaError {
     pub addr: u64,
     pub len: usize,
+    pub fault: DmaFault,
+}
+
+impl DmaError {
+    pub fn unmapped(addr: u64, len: usize) -> Self {
+        DmaError { addr, len, fault: DmaFault::Unmapped }
+    }
 }
 
 impl fmt::Display for DmaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DMA to unmapped guest memory {:#x}+{:#x}", self.addr, self.len)
+        match self.fault {
+            DmaFault::Unmapped => write!(f, "DMA to unmapped guest memory {:#x}+{:#x}", self.addr, self.len),
+            DmaFault::NoBusMaster => {
+                write!(f, "DMA {:#x}+{:#x} refused: bus mastering is off (PCI COMMAND.BME)", self.addr, self.len)
+            }
+        }
     }
 }
 
@@ -63,12 +85,17 @@ impl Drop for Mapping {
     }
 }
 
-/// Guest RAM windows announced by the client.
+/// Guest RAM windows announced by the client, behind the function's bus
+/// master enable: as on PCI, nothing reaches memory while COMMAND.BME is clear
+/// (the device sets it with [`DmaMap::set_bus_master`] on every config write).
 #[derive(Default)]
 pub struct DmaMap {
     maps: Vec<Mapping>,
     /// Windows announced without a file descriptor: known but unreachable.
     unmappable: Vec<(u64, u64)>,
+    bus_master: bool,
+    /// Accesses refused because bus mastering was off.
+    refused: AtomicU64,
 }
 
 // SAFETY: the raw pointers refer to shared mappings owned by the DmaMap; all
@@ -79,7 +106,11 @@ unsafe impl Sync for DmaMap {}
 impl fmt::Debug for DmaMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let maps: Vec<_> = self.maps.iter().map(|m| (m.iova, m.size, m.writable)).collect();
-        f.debug_struct("DmaMap").field("maps", &maps).field("unmappable", &self.unmappable).finish()
+        f.debug_struct("DmaMap")
+            .field("maps", &maps)
+            .field("unmappable", &self.unmappable)
+            .field("bus_master", &self.bus_master)
+            .finish()
     }
 }
 
@@ -151,8 +182,26 @@ impl DmaMap {
         self.maps.len()
     }
 
+    /// Follows PCI COMMAND.BME. Returns true if it changed.
+    pub fn set_bus_master(&mut self, on: bool) -> bool {
+        std::mem::replace(&mut self.bus_master, on) != on
+    }
+
+    pub fn bus_master(&self) -> bool {
+        self.bus_master
+    }
+
+    /// DMA accesses refused so far because bus mastering was off.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
     fn locate(&self, addr: u64, len: usize, write: bool) -> Result<*mut u8, DmaError> {
-        let err = DmaError { addr, len };
+        if !self.bus_master {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            return Err(DmaError { addr, len, fault: DmaFault::NoBusMaster });
+        }
+        let err = DmaError::unmapped(addr, len);
         let end = addr.checked_add(len as u64).ok_or(err)?;
         let m = self.maps.iter().find(|m| addr >= m.iova && end <= m.iova + m.size).ok_or(err)?;
         if write && !m.writable {
@@ -194,7 +243,7 @@ impl GuestMemory for VecMemory {
     fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), DmaError> {
         let mem = self.0.lock().unwrap();
         let a = addr as usize;
-        let src = mem.get(a..a + buf.len()).ok_or(DmaError { addr, len: buf.len() })?;
+        let src = mem.get(a..a + buf.len()).ok_or(DmaError::unmapped(addr, buf.len()))?;
         buf.copy_from_slice(src);
         Ok(())
     }
@@ -202,7 +251,7 @@ impl GuestMemory for VecMemory {
     fn write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
         let mut mem = self.0.lock().unwrap();
         let a = addr as usize;
-        let dst = mem.get_mut(a..a + data.len()).ok_or(DmaError { addr, len: data.len() })?;
+        let dst = mem.get_mut(a..a + data.len()).ok_or(DmaError::unmapped(addr, data.len()))?;
         dst.copy_from_slice(data);
         Ok(())
     }
@@ -214,10 +263,10 @@ pub struct NoMemory;
 
 impl GuestMemory for NoMemory {
     fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), DmaError> {
-        Err(DmaError { addr, len: buf.len() })
+        Err(DmaError::unmapped(addr, buf.len()))
     }
     fn write(&self, addr: u64, data: &[u8]) -> Result<(), DmaError> {
-        Err(DmaError { addr, len: data.len() })
+        Err(DmaError::unmapped(addr, data.len()))
     }
 }
 
@@ -235,6 +284,11 @@ mod tests {
         let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
         let mut map = DmaMap::new();
         map.map(0x10_0000, 8192, 0, Some(fd), true, true).unwrap();
+        // Bus mastering off (the reset state): nothing gets through.
+        let e = map.write_u32(0x10_0004, 0xdead_beef).unwrap_err();
+        assert_eq!(e.fault, DmaFault::NoBusMaster);
+        assert_eq!(map.refused(), 1);
+        assert!(map.set_bus_master(true));
         map.write_u32(0x10_0004, 0xdead_beef).unwrap();
         assert_eq!(map.read_u32(0x10_0004).unwrap(), 0xdead_beef);
         assert!(map.read_u32(0x10_1FFE).is_err(), "straddles the end");

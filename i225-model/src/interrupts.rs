@@ -218,6 +218,23 @@ impl Interrupts {
         true
     }
 
+    /// What a byte or word write (PCIe byte enables) merges its bytes into:
+    /// 0 for the set and clear registers (ICS/IMS/IMC/EICS/EIMS/EIMC and the
+    /// write-1-to-clear ICR/EICR), so that the bytes not written set or clear
+    /// nothing; the current contents of the others. `None` if `off` is not an
+    /// interrupt register.
+    pub fn partial_write_base(&mut self, off: u32) -> Option<u32> {
+        Some(match off {
+            regs::ICR | regs::ICS | regs::IMS | regs::IMC => 0,
+            regs::EICS | regs::EIMS | regs::EIMC | regs::EICR => 0,
+            regs::IAM => self.iam,
+            regs::GPIE => self.gpie,
+            regs::EIAC => self.eiac,
+            regs::EIAM => self.eiam,
+            _ => *self.slot(off)?,
+        })
+    }
+
     fn slot(&mut self, off: u32) -> Option<&mut u32> {
         match off {
             regs::IVAR_MISC => Some(&mut self.ivar_misc),

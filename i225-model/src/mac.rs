@@ -182,8 +182,11 @@ impl Mac {
         self.late_rx.clear();
     }
 
+    /// The MAC's link: the PHY's, once the driver set CTRL.SLU ("set link
+    /// up"; igc_setup_copper_link does). Without it STATUS.LU stays clear and
+    /// no frame passes, whatever the PHY negotiated.
     pub fn link(&self) -> Option<Link> {
-        self.phy.link()
+        self.phy.link().filter(|_| self.reg(regs::CTRL) & ctrl::SLU != 0)
     }
 
     /// Per TX queue: TDH, TDT, the ring's descriptor count and whether TXDCTL enables it.
@@ -220,7 +223,8 @@ impl Mac {
 
     /// The far end of the cable changed.
     pub fn set_partner(&mut self, partner: Partner) {
-        if self.phy.update_link(partner) {
+        let was_up = self.link();
+        if self.phy.update_link(partner) && was_up != self.link() {
             self.link_changed();
         }
     }
@@ -228,12 +232,12 @@ impl Mac {
     fn link_changed(&mut self) {
         log::info!(
             "link {}",
-            match self.phy.link() {
+            match self.link() {
                 Some(l) => format!("up {} Mb/s {}", l.speed.mbps(), if l.full_duplex { "full" } else { "half" }),
                 None => "down".into(),
             }
         );
-        if self.phy.link().is_none() {
+        if self.link().is_none() {
             self.rx_backlog.clear();
             self.rx_backlog_bytes = 0;
         }
@@ -288,7 +292,7 @@ impl Mac {
 
     fn status(&self) -> u32 {
         let mut s = 0;
-        if let Some(link) = self.phy.link() {
+        if let Some(link) = self.link() {
             s |= status::LU;
             if link.full_duplex {
                 s |= status::FD;
@@ -336,6 +340,24 @@ impl Mac {
         }
     }
 
+    /// What a byte or word write to the register at `off` merges its bytes
+    /// into, read without side effects from the register's owner: the
+    /// current contents, or 0 where a written 0 bit does nothing (set and
+    /// clear registers, write-1-to-clear causes).
+    pub fn partial_write_base(&mut self, off: u32) -> u32 {
+        let off = off & !3;
+        match off {
+            regs::WUS => 0,
+            regs::CTRL => self.reg(off) & !(ctrl::RST | ctrl::PHY_RST),
+            o if Stats::contains(o) => 0,
+            o if Ptp::contains(o) => self.ptp.partial_write_base(o),
+            o => match self.intr.partial_write_base(o) {
+                Some(v) => v,
+                None => self.reg(o),
+            },
+        }
+    }
+
     /// A 32-bit register write with its side effects. `mem` is guest memory
     /// for the DMA that TDT/RDT writes start.
     pub fn write32(&mut self, off: u32, val: u32, mem: &dyn GuestMemory) {
@@ -344,7 +366,7 @@ impl Mac {
         }
         let off = off & !3;
         match off {
-            regs::CTRL => self.write_ctrl(val),
+            regs::CTRL => self.write_ctrl(val, mem),
             regs::STATUS => {}
             regs::EECD => {
                 if val & eecd::FLUPD != 0 {
@@ -376,13 +398,13 @@ impl Mac {
             o if (regs::RDBAL0..regs::RXQ_END).contains(&o) => self.write_rxq(o, val, mem),
             o => {
                 if !self.intr.write(o, val) {
-                    self.set_reg(o, val);
+                    self.set_reg(o, val & regs::writable_bits(o));
                 }
             }
         }
     }
 
-    fn write_ctrl(&mut self, val: u32) {
+    fn write_ctrl(&mut self, val: u32, mem: &dyn GuestMemory) {
         if val & ctrl::RST != 0 {
             log::debug!("CTRL.RST: MAC reset");
             self.reset();
@@ -391,21 +413,26 @@ impl Mac {
             return;
         }
         let old = self.reg(regs::CTRL);
+        let was_up = self.link();
         self.set_reg(regs::CTRL, val);
         if val & ctrl::PHY_RST != 0 && old & ctrl::PHY_RST == 0 {
             log::debug!("CTRL.PHY_RST: PHY reset");
             self.reset_phy();
+        } else if was_up != self.link() {
+            // CTRL.SLU changed the MAC's link.
+            self.link_changed();
+            self.resume_tx(mem);
         }
     }
 
     fn reset_phy(&mut self) {
-        let was_up = self.phy.link().is_some();
+        let was_up = self.link().is_some();
         self.phy.reset();
         self.phy.refresh();
         self.phy_changed = true;
         let phpm = self.reg(regs::PHPM) | phpm::RST_COMPL;
         self.set_reg(regs::PHPM, phpm);
-        if was_up != self.phy.link().is_some() {
+        if was_up != self.link().is_some() {
             self.link_changed();
         }
     }
@@ -424,7 +451,8 @@ impl Mac {
                 if before != (self.phy.powered_down(), self.phy.advertisement()) {
                     self.phy_changed = true;
                 }
-                if self.phy.refresh() {
+                let was_up = self.link();
+                if self.phy.refresh() && was_up != self.link() {
                     self.link_changed();
                 }
                 val | mdic::READY
@@ -451,7 +479,7 @@ impl Mac {
                     self.txq[q] = TxQueueState::default();
                 }
             }
-            _ => self.set_reg(off, val),
+            _ => self.set_reg(off, val & regs::writable_bits(off)),
         }
     }
 
@@ -474,7 +502,7 @@ impl Mac {
                     }
                 }
             }
-            _ => self.set_reg(off, val),
+            _ => self.set_reg(off, val & regs::writable_bits(off)),
         }
     }
 }
@@ -485,12 +513,15 @@ pub(crate) mod tests {
     use crate::dma::NoMemory;
     use crate::phy::{bmsr, BMSR, PHYID1, PHYID2};
     use crate::ptp::VirtualClock;
+    use crate::regs::{rxq, txq};
 
     pub const MAC: [u8; 6] = [0x02, 0x1a, 0x25, 0x00, 0x00, 0x01];
 
     pub fn new_mac() -> (Mac, Arc<VirtualClock>) {
         let clock = Arc::new(VirtualClock::new(1_000_000));
-        let mac = Mac::new(MacConfig { mac_addr: MAC, ptp: PtpConfig::default() }, clock.clone());
+        let mut mac = Mac::new(MacConfig { mac_addr: MAC, ptp: PtpConfig::default() }, clock.clone());
+        // The driver's link set-up (igc_setup_copper_link): the MAC's link follows the PHY's.
+        mac.write32(regs::CTRL, ctrl::SLU, &NoMemory);
         (mac, clock)
     }
 
@@ -598,6 +629,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn no_link_without_slu() {
+        let (mut m, _) = new_mac();
+        m.write32(regs::CTRL, 0, &NoMemory);
+        m.write32(regs::IMS, icr::LSC, &NoMemory);
+        m.set_partner(Partner::Present(Abilities::ALL));
+        // The PHY negotiated, but the MAC was not told to bring the link up.
+        assert!(m.phy.link().is_some());
+        assert_eq!(m.read32(regs::STATUS) & status::LU, 0);
+        assert!(m.link().is_none());
+        assert!(!m.take_signals().legacy, "no LSC while SLU is clear");
+        m.write32(regs::CTRL, ctrl::SLU, &NoMemory);
+        assert_ne!(m.read32(regs::STATUS) & status::LU, 0);
+        assert!(m.take_signals().legacy, "LSC when SLU brings the link up");
+        // A MAC reset clears SLU: the link is down until the driver sets it again.
+        m.write32(regs::CTRL, ctrl::RST, &NoMemory);
+        assert_eq!(m.read32(regs::STATUS) & status::LU, 0);
+    }
+
+    #[test]
     fn link_change_raises_lsc() {
         let (mut m, _) = new_mac();
         m.write32(regs::IMS, icr::LSC, &NoMemory);
@@ -613,8 +663,8 @@ pub(crate) mod tests {
         let (mut m, _) = new_mac();
         m.set_partner(Partner::Present(Abilities::ALL));
         m.write32(regs::PHPM, 0, &NoMemory);
-        m.write32(regs::CTRL, ctrl::PHY_RST, &NoMemory);
-        m.write32(regs::CTRL, 0, &NoMemory);
+        m.write32(regs::CTRL, ctrl::SLU | ctrl::PHY_RST, &NoMemory);
+        m.write32(regs::CTRL, ctrl::SLU, &NoMemory);
         assert_ne!(m.read32(regs::PHPM) & phpm::RST_COMPL, 0);
         // Link comes straight back (instant autoneg) at 2.5G.
         assert_eq!(m.link().unwrap().speed, Speed::M2500);
@@ -639,6 +689,67 @@ pub(crate) mod tests {
         assert_eq!(m.read32(regs::CTRL), u32::MAX);
         m.faults.vanished = false;
         assert_ne!(m.read32(regs::CTRL), u32::MAX);
+    }
+
+    /// igc_diag.c's register test (`ethtool -t` offline), table and all:
+    /// every pattern reads back as written, less the read-only bits.
+    #[test]
+    fn igc_diag_register_test_passes() {
+        const PATTERN: u8 = 0;
+        const SET_READ: u8 = 1;
+        const TABLE64_LO: u8 = 2;
+        const TABLE64_HI: u8 = 3;
+        const TABLE32: u8 = 4;
+        let table: &[(u32, u32, u8, u32, u32)] = &[
+            (regs::FCAL, 1, PATTERN, 0xFFFF_FFFF, 0xFFFF_FFFF),
+            (regs::FCAH, 1, PATTERN, 0x0000_FFFF, 0xFFFF_FFFF),
+            (regs::FCT, 1, PATTERN, 0x0000_FFFF, 0xFFFF_FFFF),
+            (rxq(0, regs::RDBAH), 4, PATTERN, 0xFFFF_FFFF, 0xFFFF_FFFF),
+            (rxq(0, regs::RDBAL), 4, PATTERN, 0xFFFF_FF80, 0xFFFF_FF80),
+            (rxq(0, regs::RDLEN), 4, PATTERN, 0x000F_FF80, 0x000F_FFFF),
+            (rxq(0, regs::RDT), 4, PATTERN, 0x0000_FFFF, 0x0000_FFFF),
+            (regs::FCRTH, 1, PATTERN, 0x0003_FFF0, 0x0003_FFF0),
+            (regs::FCTTV, 1, PATTERN, 0x0000_FFFF, 0x0000_FFFF),
+            (regs::TIPG, 1, PATTERN, 0x3FFF_FFFF, 0x3FFF_FFFF),
+            (txq(0, regs::TDBAH), 4, PATTERN, 0xFFFF_FFFF, 0xFFFF_FFFF),
+            (txq(0, regs::TDBAL), 4, PATTERN, 0xFFFF_FF80, 0xFFFF_FF80),
+            (txq(0, regs::TDLEN), 4, PATTERN, 0x000F_FF80, 0x000F_FFFF),
+            (txq(0, regs::TDT), 4, PATTERN, 0x0000_FFFF, 0x0000_FFFF),
+            (regs::RCTL, 1, SET_READ, 0xFFFF_FFFF, 0x0000_0000),
+            (regs::RCTL, 1, SET_READ, 0x04CF_B2FE, 0x003F_FFFB),
+            (regs::RCTL, 1, SET_READ, 0x04CF_B2FE, 0xFFFF_FFFF),
+            (regs::TCTL, 1, SET_READ, 0xFFFF_FFFF, 0x0000_0000),
+            (regs::RAL0, 16, TABLE64_LO, 0xFFFF_FFFF, 0xFFFF_FFFF),
+            (regs::RAL0, 16, TABLE64_HI, 0x900F_FFFF, 0xFFFF_FFFF),
+            (regs::MTA, 128, TABLE32, 0xFFFF_FFFF, 0xFFFF_FFFF),
+        ];
+        let (mut m, _) = new_mac();
+        let mem = NoMemory;
+        // STATUS: the toggle bits read back unchanged.
+        let before = m.read32(regs::STATUS) & 0x6800D3;
+        m.write32(regs::STATUS, 0x6800D3, &mem);
+        assert_eq!(m.read32(regs::STATUS) & 0x6800D3, before);
+        for &(base, n, kind, mask, write) in table {
+            for i in 0..n {
+                let reg = match kind {
+                    TABLE64_LO => base + 8 * i,
+                    TABLE64_HI => base + 4 + 8 * i,
+                    TABLE32 => base + 4 * i,
+                    _ => base + 0x40 * i,
+                };
+                let saved = m.read32(reg);
+                if kind == SET_READ {
+                    m.write32(reg, write & mask, &mem);
+                    assert_eq!(m.read32(reg) & mask, write & mask, "set/check {reg:#x}");
+                } else {
+                    for pat in [0x5A5A_5A5Au32, 0xA5A5_A5A5, 0, u32::MAX] {
+                        m.write32(reg, pat & write, &mem);
+                        assert_eq!(m.read32(reg), pat & write & mask, "pattern {pat:#x} at {reg:#x}");
+                    }
+                }
+                m.write32(reg, saved, &mem);
+            }
+        }
     }
 
     #[test]

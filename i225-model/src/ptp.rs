@@ -169,6 +169,10 @@ pub struct PtpCounters {
     pub tx_read: u64,
     pub rx_stamped: u64,
     pub txts_irqs_dropped: u64,
+    /// Target times armed (TSAUXC.EN_TTx set) with a time already past: as
+    /// on hardware ("programming any past time value into TT register will
+    /// cause PPS to never start", igc_ptp.c), they never fire.
+    pub tt_armed_in_past: u64,
 }
 
 /// Upper bounds (exclusive) of the latency histogram buckets with their
@@ -257,6 +261,12 @@ pub struct Ptp {
     tsyncrxctl: u32,
     tsauxc: u32,
     trgttim: [(u32, u32); 2],
+    /// Per target time: armed with a time already past, so it never fires.
+    tt_missed: [bool; 2],
+    /// FREQOUT0/1: the clock-mode half periods.
+    freqout: [u32; 2],
+    /// AUXSTMPL/H0 and 1 (read-only to software): the auxiliary timestamps.
+    auxstmp: [(u32, u32); 2],
     tsicr: u32,
     tsim: u32,
     last_second: u32,
@@ -283,6 +293,9 @@ impl Ptp {
             tsyncrxctl: 0,
             tsauxc: 0,
             trgttim: [(0, 0); 2],
+            tt_missed: [false; 2],
+            freqout: [0; 2],
+            auxstmp: [(0, 0); 2],
             tsicr: 0,
             tsim: 0,
             last_second: 0,
@@ -306,6 +319,9 @@ impl Ptp {
         self.tsyncrxctl = 0;
         self.tsauxc = 0;
         self.trgttim = [(0, 0); 2];
+        self.tt_missed = [false; 2];
+        self.freqout = [0; 2];
+        self.auxstmp = [(0, 0); 2];
         self.tsicr = 0;
         self.tsim = 0;
         self.txts_armed = true;
@@ -369,6 +385,12 @@ impl Ptp {
             regs::TRGTTIMH0 => self.trgttim[0].0,
             regs::TRGTTIML1 => self.trgttim[1].1,
             regs::TRGTTIMH1 => self.trgttim[1].0,
+            regs::FREQOUT0 => self.freqout[0],
+            regs::FREQOUT1 => self.freqout[1],
+            regs::AUXSTMPL0 => self.auxstmp[0].1,
+            regs::AUXSTMPH0 => self.auxstmp[0].0,
+            regs::AUXSTMPL1 => self.auxstmp[1].1,
+            regs::AUXSTMPH1 => self.auxstmp[1].0,
             regs::TSICR => std::mem::take(&mut self.tsicr),
             regs::TSIM => self.tsim,
             _ => {
@@ -380,6 +402,27 @@ impl Ptp {
                 }
                 0
             }
+        }
+    }
+
+    /// What a byte or word write merges its bytes into: the stored control
+    /// registers' contents; 0 for TSICR (write 1 to clear) and for the
+    /// registers whose reads have side effects or that writes do not keep.
+    pub fn partial_write_base(&self, off: u32) -> u32 {
+        match off {
+            regs::TIMINCA => self.systim0.timinca(),
+            regs::TIMINCA_1 => self.systim1.timinca(),
+            regs::TSYNCTXCTL => self.tsynctxctl & !tsynctxctl::TXTT_MASK,
+            regs::TSYNCRXCTL => self.tsyncrxctl,
+            regs::TSAUXC => self.tsauxc,
+            regs::TRGTTIML0 => self.trgttim[0].1,
+            regs::TRGTTIMH0 => self.trgttim[0].0,
+            regs::TRGTTIML1 => self.trgttim[1].1,
+            regs::TRGTTIMH1 => self.trgttim[1].0,
+            regs::FREQOUT0 => self.freqout[0],
+            regs::FREQOUT1 => self.freqout[1],
+            regs::TSIM => self.tsim,
+            _ => 0,
         }
     }
 
@@ -428,14 +471,22 @@ impl Ptp {
             }
             regs::TSYNCRXCTL => self.tsyncrxctl = val,
             regs::TSAUXC => {
+                let newly = val & !self.tsauxc;
                 self.tsauxc = val;
                 self.systim0.set_running(host, val & tsauxc::DISABLE_SYSTIM0 == 0);
                 self.systim1.set_running(host, val & tsauxc::DISABLE_SYSTIM1 == 0);
+                for (i, en) in [tsauxc::EN_TT0, tsauxc::EN_TT1].into_iter().enumerate() {
+                    if newly & en != 0 {
+                        self.arm_target(i, host);
+                    }
+                }
             }
             regs::TRGTTIML0 => self.trgttim[0].1 = val,
             regs::TRGTTIMH0 => self.trgttim[0].0 = val,
             regs::TRGTTIML1 => self.trgttim[1].1 = val,
             regs::TRGTTIMH1 => self.trgttim[1].0 = val,
+            regs::FREQOUT0 => self.freqout[0] = val,
+            regs::FREQOUT1 => self.freqout[1] = val,
             regs::TSICR => self.tsicr &= !val,
             regs::TSIM => {
                 let newly = val & !self.tsim;
@@ -445,6 +496,17 @@ impl Ptp {
             _ => {}
         }
         false
+    }
+
+    /// Target time `i` was armed (TSAUXC.EN_TTi set): a time already past
+    /// never starts, until the target is armed again.
+    fn arm_target(&mut self, i: usize, host: u64) {
+        let (h, l) = self.trgttim[i];
+        self.tt_missed[i] = self.systim0.at(host) >= join(h, l & 0x3FFF_FFFF);
+        if self.tt_missed[i] {
+            self.counters.tt_armed_in_past += 1;
+            log::info!("target time {i} armed in the past ({h} s {} ns): it never fires", l & 0x3FFF_FFFF);
+        }
     }
 
     /// Captures a TX timestamp into `set` for a frame that left the MAC at
@@ -515,7 +577,7 @@ impl Ptp {
         for (i, (en, bit)) in [(tsauxc::EN_TT0, tsicr::TT0), (tsauxc::EN_TT1, tsicr::TT1)].into_iter().enumerate() {
             let (h, l) = self.trgttim[i];
             // Bits 31:30 of TRGTTIML select the timer; only SYSTIM0 is used.
-            if self.tsauxc & en != 0 && now >= join(h, l & 0x3FFF_FFFF) {
+            if self.tsauxc & en != 0 && !self.tt_missed[i] && now >= join(h, l & 0x3FFF_FFFF) {
                 cause |= bit;
                 if self.tsauxc & tsauxc::DIS_TS_CLEAR == 0 {
                     self.tsauxc &= !en;
@@ -685,5 +747,50 @@ mod tests {
         assert!(!p.tick(10));
         assert!(p.tick(1_000_000_001));
         assert_eq!(p.read(regs::TSICR, 0), tsicr::SYS_WRAP);
+    }
+
+    /// A target time fires once when SYSTIM0 reaches it; one armed in the
+    /// past never starts (igc_ptp.c forces PEROUT starts into the future for
+    /// that reason), until it is armed again with a time ahead.
+    #[test]
+    fn target_time_fires_once_and_never_from_the_past() {
+        const S: u64 = 1_000_000_000;
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::SYSTIML, 0, 0);
+        p.write(regs::SYSTIMH, 0, 0);
+        p.write(regs::TSIM, tsicr::TT0, 0);
+        p.write(regs::TRGTTIML0, 0, 0);
+        p.write(regs::TRGTTIMH0, 2, 0);
+        p.write(regs::TSAUXC, tsauxc::EN_TT0, 0);
+        assert!(!p.tick(S + S / 2));
+        assert!(p.tick(2 * S + 1));
+        assert_eq!(p.read(regs::TSICR, 0) & tsicr::TT0, tsicr::TT0);
+        assert_eq!(p.read(regs::TSAUXC, 0) & tsauxc::EN_TT0, 0, "EN_TT0 clears when it fires");
+        // Armed at 3 s for 1 s: never.
+        p.write(regs::TRGTTIMH0, 1, 3 * S);
+        p.write(regs::TSAUXC, tsauxc::EN_TT0, 3 * S);
+        for t in 3..8 {
+            p.tick(t * S + 1);
+        }
+        assert_eq!(p.read(regs::TSICR, 0) & tsicr::TT0, 0);
+        assert_eq!(p.counters.tt_armed_in_past, 1);
+        // Armed again with a time ahead: it fires.
+        p.write(regs::TSAUXC, 0, 8 * S);
+        p.write(regs::TRGTTIMH0, 9, 8 * S);
+        p.write(regs::TSAUXC, tsauxc::EN_TT0, 8 * S);
+        assert!(p.tick(9 * S + 1));
+    }
+
+    #[test]
+    fn freqout_is_stored_and_auxstmp_read_only() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::FREQOUT0, 500_000_000, 0);
+        p.write(regs::FREQOUT1, 125_000_000, 0);
+        p.write(regs::AUXSTMPL0, 7, 0);
+        assert_eq!(p.read(regs::FREQOUT0, 0), 500_000_000);
+        assert_eq!(p.read(regs::FREQOUT1, 0), 125_000_000);
+        assert_eq!(p.read(regs::AUXSTMPL0, 0), 0);
+        p.reset(0);
+        assert_eq!(p.read(regs::FREQOUT0, 0), 0);
     }
 }

@@ -21,9 +21,14 @@ pub const STATUS: u32 = 0x0008;
 pub const EECD: u32 = 0x0010;
 pub const CTRL_EXT: u32 = 0x0018;
 pub const MDIC: u32 = 0x0020;
+pub const FCAL: u32 = 0x0028;
+pub const FCAH: u32 = 0x002C;
+pub const FCT: u32 = 0x0030;
 pub const VET: u32 = 0x0038;
+pub const FCTTV: u32 = 0x0170;
 pub const RCTL: u32 = 0x0100;
 pub const TCTL: u32 = 0x0400;
+pub const TIPG: u32 = 0x0410;
 pub const PHPM: u32 = 0x0E14;
 
 // Interrupts.
@@ -43,6 +48,8 @@ pub const EITR0: u32 = 0x1680;
 pub const IVAR0: u32 = 0x1700;
 pub const IVAR_MISC: u32 = 0x1740;
 
+pub const FCRTL: u32 = 0x2160;
+pub const FCRTH: u32 = 0x2168;
 pub const RXPBS: u32 = 0x2404;
 pub const TXPBS: u32 = 0x3404;
 
@@ -81,6 +88,12 @@ pub const TRGTTIML0: u32 = 0xB644;
 pub const TRGTTIMH0: u32 = 0xB648;
 pub const TRGTTIML1: u32 = 0xB64C;
 pub const TRGTTIMH1: u32 = 0xB650;
+pub const FREQOUT0: u32 = 0xB654;
+pub const FREQOUT1: u32 = 0xB658;
+pub const AUXSTMPL0: u32 = 0xB65C;
+pub const AUXSTMPH0: u32 = 0xB660;
+pub const AUXSTMPL1: u32 = 0xB664;
+pub const AUXSTMPH1: u32 = 0xB668;
 pub const TSICR: u32 = 0xB66C;
 pub const TSIM: u32 = 0xB674;
 pub const SYSTIMR_1: u32 = 0xB684;
@@ -120,6 +133,28 @@ pub const TXDCTL: u32 = 0x28;
 pub const EERD: u32 = 0x12014;
 pub const EEWR: u32 = 0x12018;
 pub const SRWR: u32 = EEWR;
+
+/// The bits software can write in a register the model keeps as storage; the
+/// others are read-only and read 0, as igc_diag.c's register test (`ethtool
+/// -t`, reg_test[]) expects of FCAH, FCT, RDLEN/TDLEN, RDBAL/TDBAL and RAH.
+pub fn writable_bits(off: u32) -> u32 {
+    let queue_reg = |base: u32, end: u32| (base..end).contains(&off).then(|| (off - base) % QUEUE_STRIDE);
+    if let Some(r) = queue_reg(RDBAL0, RXQ_END).or_else(|| queue_reg(TDBAL0, TXQ_END)) {
+        return match r {
+            RDBAL => 0xFFFF_FF80,
+            RDLEN => 0x000F_FF80,
+            _ => u32::MAX,
+        };
+    }
+    match off {
+        FCAH | FCT | FCTTV => 0x0000_FFFF,
+        FCRTL => 0x8003_FFF0,
+        FCRTH => 0x0003_FFF0,
+        TIPG => 0x3FFF_FFFF,
+        o if (RAH0..RAH0 + 8 * RAR_ENTRIES as u32).contains(&o) && (o - RAH0).is_multiple_of(8) => 0x900F_FFFF,
+        _ => u32::MAX,
+    }
+}
 
 /// Per-queue register address helpers.
 pub const fn rxq(n: usize, reg: u32) -> u32 {

@@ -19,8 +19,10 @@ const WIRE_DELAY: u64 = 50;
 
 fn port(mac_addr: [u8; 6], ptp: PtpConfig, clock: &Arc<VirtualClock>) -> (Mac, VecMemory) {
     let mut m = Mac::new(MacConfig { mac_addr, ptp }, clock.clone());
+    let mem = VecMemory::new(1 << 20);
+    m.write32(regs::CTRL, regs::ctrl::SLU, &mem);
     m.set_partner(Partner::Present(Abilities::ALL));
-    (m, VecMemory::new(1 << 20))
+    (m, mem)
 }
 
 #[test]

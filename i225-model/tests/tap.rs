@@ -153,6 +153,7 @@ fn frames_cross_a_real_tap() {
 
     // Guest memory, RX and TX rings as igc sets them up.
     port.with_device(|d| {
+        common::driver_ready(d);
         d.dma.map(0, MEM_SIZE, 0, Some(memfd(MEM_SIZE)), true, true).unwrap();
         let mem = &d.dma;
         for i in 0..RX_DESCS {

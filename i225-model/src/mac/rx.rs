@@ -12,7 +12,7 @@
 use std::sync::atomic::{fence, Ordering};
 
 use super::{Mac, PendingRx};
-use crate::dma::GuestMemory;
+use crate::dma::{DmaFault, GuestMemory};
 use crate::interrupts::QueueDir;
 use crate::packet::{self, FCS_LEN, L3};
 use crate::regs::{self, ctrl, mrqc, qctl, rah, rctl, rxcsum, rxpbs, rxq, srrctl, tsyncrxctl, NUM_QUEUES};
@@ -158,8 +158,11 @@ impl Mac {
         self.stats.add(stats::RNBC, 1);
         let capacity = ((self.reg(regs::RXPBS) & 0x3F) as usize).max(1) * 1024;
         if self.rx_backlog_bytes + rx.buffer_bytes() > capacity {
+            // A packet-buffer overflow is a missed packet (MPC) and nothing else:
+            // RQDPC counts a queue's own drops (disabled, or SRRCTL.DROP_EN, which
+            // igc never sets), and igc adds the two into rx_fifo_errors.
             self.stats.add(stats::MPC, 1);
-            self.count_rx_drop(queue);
+            self.rx_counters[queue].drops += 1;
             return;
         }
         self.rx_backlog_bytes += rx.buffer_bytes();
@@ -432,6 +435,10 @@ impl Mac {
             let desc = base + idx * DESC_SIZE;
             let written = mem.read_u64(desc).and_then(|buf| mem.write(buf, chunk));
             if let Err(e) = written {
+                if e.fault == DmaFault::NoBusMaster && i == 0 {
+                    // No descriptor can be fetched: the frame waits in the packet buffer.
+                    return Delivery::NoDescriptors;
+                }
                 log::warn!("RX queue {q}: {e}");
                 self.count_rx_drop(q);
                 return Delivery::Dropped;
@@ -599,8 +606,11 @@ mod tests {
         for _ in 0..40 {
             m.receive(&frame(MAC, 1500), &mem);
         }
-        assert!(m.read32(stats::MPC) > 0);
-        assert!(m.read32(rxq(0, regs::RQDPC)) > 0);
+        let (mpc, drops) = (m.read32(stats::MPC), m.rx_counters[0].drops);
+        assert!(mpc > 0);
+        // One count per dropped frame: MPC only, not the queue's RQDPC too.
+        assert_eq!(m.read32(rxq(0, regs::RQDPC)), 0);
+        assert_eq!(u64::from(mpc), drops);
         // Refill: the waiting frames are delivered in order.
         m.write32(rxq(0, regs::RDT), 4, &mem);
         assert_eq!(m.read32(rxq(0, regs::RDH)), 4);
@@ -633,7 +643,7 @@ mod tests {
         let (mut m, _) = new_mac();
         let mem = VecMemory::new(1 << 20);
         setup(&mut m, &mem, 0x0200_0402, N - 1);
-        m.write32(regs::CTRL, ctrl::VME, &mem);
+        m.write32(regs::CTRL, ctrl::SLU | ctrl::VME, &mem);
         // Tagged IPv4/UDP frame with valid checksums.
         let mut f = vec![0u8; 14 + 4 + 20 + 8 + 10];
         f[..6].copy_from_slice(&MAC);

@@ -605,6 +605,7 @@ mod tests {
         let c = m.read32(regs::CTRL);
         m.write32(regs::CTRL, c | crate::regs::ctrl::RST, &mem);
         assert!(!m.faults.tx_hang);
+        m.write32(regs::CTRL, crate::regs::ctrl::SLU, &mem);
         m.write32(regs::TCTL, tctl::EN, &mem);
         m.write32(txq(0, regs::TDBAL), RING as u32, &mem);
         m.write32(txq(0, regs::TDLEN), 16 * 16, &mem);

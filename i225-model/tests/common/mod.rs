@@ -11,10 +11,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use i225_model::device::{Device, REGION_BAR0, REGION_CONFIG};
 use i225_model::mac::MacConfig;
+use i225_model::pci_config::{self, command};
 use i225_model::phy::Abilities;
 use i225_model::port::Port;
 use i225_model::ptp::{HostClock, PtpConfig};
+use i225_model::regs;
 use i225_model::wire::Wire;
 
 /// The MAC addresses of the two ports, as lab/vm gives them.
@@ -68,13 +71,24 @@ pub fn memfd(name: &std::ffi::CStr, size: u64) -> OwnedFd {
     }
 }
 
-/// `n` ports cabled together, named `{prefix}{i}`, with [`MAC0`], [`MAC1`].
+/// What every driver does before it moves a frame: memory space and bus
+/// mastering on (pci_enable_device_mem, pci_set_master), and CTRL.SLU.
+pub fn driver_ready(d: &mut Device) {
+    d.write(REGION_CONFIG, pci_config::COMMAND as u64, &(command::MEMORY | command::BUS_MASTER).to_le_bytes()).unwrap();
+    let ctrl = d.mac.read32(regs::CTRL);
+    d.write(REGION_BAR0, regs::CTRL.into(), &(ctrl | regs::ctrl::SLU).to_le_bytes()).unwrap();
+}
+
+/// `n` ports cabled together, named `{prefix}{i}`, with [`MAC0`], [`MAC1`],
+/// each as a driver readies it ([`driver_ready`]).
 pub fn cabled_ports(n: usize, prefix: &str) -> Vec<Arc<Port>> {
     let wire = Wire::new(n, 50, Abilities::ALL);
     (0..n)
         .map(|i| {
             let cfg = MacConfig { mac_addr: [MAC0, MAC1][i], ptp: PtpConfig::default() };
-            Port::spawn(format!("{prefix}{i}"), i, 0x15F3, cfg, Arc::new(HostClock), &wire).0
+            let port = Port::spawn(format!("{prefix}{i}"), i, 0x15F3, cfg, Arc::new(HostClock), &wire).0;
+            port.with_device(driver_ready);
+            port
         })
         .collect()
 }
