@@ -24,6 +24,11 @@
 //! drop-txts PORT N            lose the next N TX timestamp interrupts
 //! flap PORT                   unplug the port's cable for 200 ms (LSC twice;
 //!                             on the two-port wire both ends see it)
+//! lateness PORT               how late the timed events fired against their
+//!                             due time (src/lateness.rs): SYS_WRAP, target
+//!                             times, EITR-held interrupts; count, p50, p99,
+//!                             max in ns (null without samples)
+//! lateness-clear PORT         start those figures again
 //! ```
 //!
 //! `flat COMMAND...` answers COMMAND on one line of `PATH=VALUE` words
@@ -48,6 +53,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::port::Port;
+
+fn lateness(l: &crate::lateness::Lateness) -> Value {
+    let s = l.summary();
+    json!({ "count": s.count, "p50": s.p50_ns, "p99": s.p99_ns, "max": s.max_ns })
+}
 
 /// How long `flap` keeps the cable unplugged.
 pub const FLAP_TIME: std::time::Duration = std::time::Duration::from_millis(200);
@@ -166,6 +176,20 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 "faults": { "txstmph0_rearm_bug": ptp.faults.txstmph0_rearm_bug,
                             "drop_txts_irqs": ptp.faults.drop_txts_irqs },
             })
+        })),
+        "lateness" => Ok(port(ports, arg(1))?.with_device(|d| {
+            let ptp = d.mac.ptp();
+            json!({
+                "sys_wrap_ns": lateness(&ptp.sys_wrap_lateness),
+                "target_time_ns": lateness(&ptp.target_time_lateness),
+                "eitr_release_ns": lateness(&d.mac.intr.release_lateness),
+            })
+        })),
+        "lateness-clear" => Ok(port(ports, arg(1))?.with_device(|d| {
+            d.mac.ptp_mut().sys_wrap_lateness.clear();
+            d.mac.ptp_mut().target_time_lateness.clear();
+            d.mac.intr.release_lateness.clear();
+            json!({ "lateness": "cleared" })
         })),
         "cable" => {
             let plug = match arg(1).copied() {

@@ -21,6 +21,7 @@
 
 use std::sync::Arc;
 
+use crate::lateness::Lateness;
 use crate::ptp::TimeSource;
 use crate::regs::{self, eitr, gpie, icr, ivar, NUM_MSIX_VECTORS};
 
@@ -71,6 +72,9 @@ pub struct Interrupts {
     held: u32,
     /// The MSI/INTx interrupt waits for EITR(0)'s interval.
     held_legacy: bool,
+    /// Host time from the end of an EITR window to the release of the
+    /// firing it held (kept across MAC resets: the model's figure).
+    pub release_lateness: Lateness,
     clock: Arc<dyn TimeSource>,
 }
 
@@ -104,6 +108,7 @@ impl Interrupts {
             last_fired: [None; NUM_MSIX_VECTORS],
             held: 0,
             held_legacy: false,
+            release_lateness: Lateness::default(),
             clock,
         }
     }
@@ -112,7 +117,8 @@ impl Interrupts {
     /// Already-due messages are kept: they were sent before the reset.
     pub fn reset(&mut self) {
         let due = self.due;
-        *self = Self { due, ..Self::new(self.clock.clone()) };
+        let release_lateness = std::mem::take(&mut self.release_lateness);
+        *self = Self { due, release_lateness, ..Self::new(self.clock.clone()) };
     }
 
     pub fn msix_mode(&self) -> bool {
@@ -151,8 +157,19 @@ impl Interrupts {
         if self.held == 0 && !self.held_legacy {
             return;
         }
-        let open = self.throttled(self.clock.now_ns());
+        let now = self.clock.now_ns();
+        let open = self.throttled(now);
         let ready = self.held & !open;
+        for v in (0..NUM_MSIX_VECTORS).filter(|v| ready & (1 << v) != 0) {
+            if let Some(end) = self.window_end(v) {
+                self.release_lateness.record(now.saturating_sub(end));
+            }
+        }
+        if self.held_legacy && open & 1 == 0 {
+            if let Some(end) = self.window_end(0) {
+                self.release_lateness.record(now.saturating_sub(end));
+            }
+        }
         self.held &= !ready;
         self.fire(ready);
         if self.held_legacy && open & 1 == 0 {

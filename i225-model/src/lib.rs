@@ -20,6 +20,7 @@ pub mod device;
 pub mod dma;
 pub mod interrupts;
 pub mod irq_lines;
+pub mod lateness;
 pub mod logger;
 pub mod mac;
 pub mod nvm;

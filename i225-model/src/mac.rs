@@ -255,6 +255,16 @@ impl Mac {
         self.intr.next_deadline()
     }
 
+    /// Host time at which the next timed event falls due: a firing EITR
+    /// holds, late RX DMA, a PTP event (the next second of SYSTIM0, an armed
+    /// target time). The port's worker wakes then, whatever the traffic.
+    pub fn next_deadline(&self) -> Option<u64> {
+        [self.next_irq_deadline(), self.next_dma_deadline(), self.ptp.next_event(self.now())]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
     /// Host time at which the next late RX DMA falls due, if any.
     pub fn next_dma_deadline(&self) -> Option<u64> {
         self.late_rx.iter().map(|l| l.due).min()

@@ -2,10 +2,17 @@
 
 //! A port: a [`Device`] behind a lock, the far end of its cable (the other
 //! port or a TAP device) and a worker thread for everything asynchronous
-//! (frames from the cable, link changes, periodic PTP work, interrupts
-//! released when their EITR interval expires).
+//! (frames from the cable, link changes, PTP events, interrupts released
+//! when their EITR interval expires).
+//!
+//! The worker is deadline-driven: it sleeps until the device's next timed
+//! event ([`crate::mac::Mac::next_deadline`]) or the next frame, whichever
+//! comes first, and runs the timed work after every wake-up, so that
+//! traffic cannot starve it; an access from the guest that makes something
+//! due earlier wakes it ([`PortEvent::Wake`]).
 
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -16,6 +23,7 @@ use crate::mac::MacConfig;
 use crate::ptp::TimeSource;
 use crate::wire::{FarEnd, PortEvent, Wire};
 
+/// The longest the worker sleeps with nothing due.
 const TICK: Duration = Duration::from_millis(10);
 
 pub struct Port {
@@ -23,6 +31,8 @@ pub struct Port {
     device: Mutex<Device>,
     far_end: Arc<dyn FarEnd>,
     events: Sender<PortEvent>,
+    /// Host time the worker will wake at, at the latest.
+    planned_wake: AtomicU64,
 }
 
 impl std::fmt::Debug for Port {
@@ -60,6 +70,7 @@ impl Port {
             device: Mutex::new(Device::new(device_id, config, clock)),
             far_end: connect(tx.clone())?,
             events: tx,
+            planned_wake: AtomicU64::new(0),
         });
         port.with_device(|_| {}); // publish the PHY state
         let _ = port.events.send(PortEvent::LinkCheck);
@@ -72,16 +83,20 @@ impl Port {
 
     /// Runs `f` on the device, then delivers interrupts, publishes PHY
     /// changes and puts transmitted frames on the wire.
+    /// Wakes the worker if `f` made something due before its planned wake.
     pub fn with_device<R>(&self, f: impl FnOnce(&mut Device) -> R) -> R {
-        let (result, frames) = {
+        let (result, frames, due) = {
             let mut d = self.lock();
             let result = f(&mut d);
             d.deliver_irqs();
             if d.mac.take_phy_changed() {
                 self.far_end.publish(d.mac.phy_advertisement());
             }
-            (result, d.mac.take_outbox())
+            (result, d.mac.take_outbox(), d.mac.next_deadline())
         };
+        if due.is_some_and(|due| due < self.planned_wake.load(Ordering::Acquire)) {
+            let _ = self.events.send(PortEvent::Wake);
+        }
         for frame in frames {
             self.far_end.transmit(frame);
         }
@@ -106,44 +121,43 @@ impl Port {
 
     /// How long the worker may sleep: until the next tick, or earlier if
     /// an interrupt held back by EITR moderation falls due.
+    /// How long the worker may sleep: until the device's next deadline, at
+    /// most [`TICK`]. Records the planned wake for [`Port::with_device`].
     fn next_wait(&self) -> Duration {
         let d = self.lock();
-        let due = match (d.mac.next_irq_deadline(), d.mac.next_dma_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match due {
-            Some(due) => Duration::from_nanos(due.saturating_sub(d.mac.now())).min(TICK),
+        let now = d.mac.now();
+        let wait = match d.mac.next_deadline() {
+            Some(due) => Duration::from_nanos(due.saturating_sub(now)).min(TICK),
             None => TICK,
-        }
+        };
+        self.planned_wake.store(now.saturating_add(wait.as_nanos() as u64), Ordering::Release);
+        wait
     }
 
     fn run(&self, events: Receiver<PortEvent>) {
         loop {
-            // DMA due after a queue disable runs with whatever the worker does next, under the
-            // same lock, so that traffic cannot hold it back.
-            match events.recv_timeout(self.next_wait()) {
-                Ok(PortEvent::Frame(frame)) => self.with_device(|d| {
-                    let Device { mac, dma, .. } = d;
-                    mac.run_late_rx_dma(dma);
-                    mac.receive(&frame, dma);
-                }),
-                Ok(PortEvent::LinkCheck) => {
-                    let partner = self.far_end.partner();
-                    self.with_device(|d| {
-                        let Device { mac, dma, .. } = d;
-                        mac.run_late_rx_dma(dma);
-                        mac.set_partner(partner);
-                        mac.resume_tx(dma);
-                    });
-                }
-                Ok(PortEvent::Shutdown) | Err(RecvTimeoutError::Disconnected) => return,
-                Err(RecvTimeoutError::Timeout) => self.with_device(|d| {
-                    let Device { mac, dma, .. } = d;
-                    mac.run_late_rx_dma(dma);
-                    mac.tick();
-                }),
+            let event = events.recv_timeout(self.next_wait());
+            if matches!(event, Ok(PortEvent::Shutdown) | Err(RecvTimeoutError::Disconnected)) {
+                return;
             }
+            let partner = matches!(event, Ok(PortEvent::LinkCheck)).then(|| self.far_end.partner());
+            // The timed work (late DMA, PTP events; held interrupts go out in with_device) runs
+            // at every wake-up, under the same lock as the event, before the event.
+            self.with_device(|d| {
+                let Device { mac, dma, .. } = d;
+                mac.run_late_rx_dma(dma);
+                mac.tick();
+                match event {
+                    Ok(PortEvent::Frame(frame)) => mac.receive(&frame, dma),
+                    Ok(PortEvent::LinkCheck) => {
+                        if let Some(partner) = partner {
+                            mac.set_partner(partner);
+                        }
+                        mac.resume_tx(dma);
+                    }
+                    _ => {}
+                }
+            });
         }
     }
 }

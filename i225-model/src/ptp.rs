@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::lateness::Lateness;
 use crate::regs::{self, timinca, tsauxc, tsicr, tsynctxctl};
 
 const NSEC_PER_SEC: i128 = 1_000_000_000;
@@ -93,6 +94,34 @@ impl Timer {
         }
         let drift = dt * i128::from(self.freq_error_ppb) / NSEC_PER_SEC;
         (self.base_value + dt + corr + drift).max(0)
+    }
+
+    /// The host time at which the timer reaches `value` (ns), or now if it
+    /// already has; `None` if it is stopped short of it.
+    pub fn host_at(&self, value: i128, now: u64) -> Option<u64> {
+        if self.at(now) >= value {
+            return Some(now);
+        }
+        if !self.running {
+            return None;
+        }
+        // at() = base + dt * rate, with rate = 1 + (±inc·10 / 2^37) + ppb / 1e9.
+        let one = (1i128 << 37) * NSEC_PER_SEC;
+        let mut inc = i128::from(self.timinca & timinca::INCVALUE_MASK) * 10 * NSEC_PER_SEC;
+        if self.timinca & timinca::ISGN != 0 {
+            inc = -inc;
+        }
+        let rate = one + inc + i128::from(self.freq_error_ppb) * (1i128 << 37);
+        if rate <= 0 {
+            return None;
+        }
+        let need = value - self.base_value;
+        let mut dt = (need * one + rate - 1) / rate;
+        // at() truncates each term: step up to the first ns that reaches it.
+        while self.at(u64::try_from(i128::from(self.base_host) + dt).ok()?) < value {
+            dt += 1;
+        }
+        u64::try_from(i128::from(self.base_host) + dt).ok().map(|h| h.max(now))
     }
 
     fn rebase(&mut self, host: u64) {
@@ -261,8 +290,11 @@ pub struct Ptp {
     tsyncrxctl: u32,
     tsauxc: u32,
     trgttim: [(u32, u32); 2],
-    /// Per target time: armed with a time already past, so it never fires.
-    tt_missed: [bool; 2],
+    /// Per target time: armed with a time still ahead and not fired yet.
+    /// One armed in the past never fires; one that fired waits to be armed
+    /// again (EN_TTx set, or TRGTTIMH written: with DIS_TS_CLEAR, EN_TTx
+    /// stays set and igc's interrupt handler only writes the next time).
+    tt_pending: [bool; 2],
     /// FREQOUT0/1: the clock-mode half periods.
     freqout: [u32; 2],
     /// AUXSTMPL/H0 and 1 (read-only to software): the auxiliary timestamps.
@@ -276,6 +308,10 @@ pub struct Ptp {
     pub faults: PtpFaults,
     pub counters: PtpCounters,
     pub txts_read_latency: TxTsReadLatency,
+    /// Host time from each new second of SYSTIM0 to its SYS_WRAP.
+    pub sys_wrap_lateness: Lateness,
+    /// Host time from SYSTIM0 reaching an armed target time to TSICR.TTx.
+    pub target_time_lateness: Lateness,
 }
 
 impl Ptp {
@@ -293,7 +329,7 @@ impl Ptp {
             tsyncrxctl: 0,
             tsauxc: 0,
             trgttim: [(0, 0); 2],
-            tt_missed: [false; 2],
+            tt_pending: [false; 2],
             freqout: [0; 2],
             auxstmp: [(0, 0); 2],
             tsicr: 0,
@@ -304,7 +340,28 @@ impl Ptp {
             faults: PtpFaults::default(),
             counters: PtpCounters::default(),
             txts_read_latency: TxTsReadLatency::default(),
+            sys_wrap_lateness: Lateness::default(),
+            target_time_lateness: Lateness::default(),
         }
+    }
+
+    /// Host time of the next PTP event (the next second of SYSTIM0, an
+    /// armed target time), for the port's worker to wake at.
+    pub fn next_event(&self, host: u64) -> Option<u64> {
+        let now = self.systim0.at(host);
+        let next_second = (now / NSEC_PER_SEC + 1) * NSEC_PER_SEC;
+        let mut due = self.systim0.host_at(next_second, host);
+        for (i, en) in [tsauxc::EN_TT0, tsauxc::EN_TT1].into_iter().enumerate() {
+            if self.tsauxc & en != 0 && self.tt_pending[i] {
+                let (h, l) = self.trgttim[i];
+                let t = self.systim0.host_at(join(h, l & 0x3FFF_FFFF), host);
+                due = match (due, t) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+        }
+        due
     }
 
     /// MAC reset: control registers clear, the timers keep counting (the
@@ -319,7 +376,7 @@ impl Ptp {
         self.tsyncrxctl = 0;
         self.tsauxc = 0;
         self.trgttim = [(0, 0); 2];
-        self.tt_missed = [false; 2];
+        self.tt_pending = [false; 2];
         self.freqout = [0; 2];
         self.auxstmp = [(0, 0); 2];
         self.tsicr = 0;
@@ -452,7 +509,11 @@ impl Ptp {
     pub fn write(&mut self, off: u32, val: u32, host: u64) -> bool {
         match off {
             regs::SYSTIML => self.pending_ns0 = val,
-            regs::SYSTIMH => self.systim0.set(host, join(val, self.pending_ns0)),
+            regs::SYSTIMH => {
+                self.systim0.set(host, join(val, self.pending_ns0));
+                // Setting the time is not a second wrapping: no SYS_WRAP for it.
+                self.last_second = val;
+            }
             regs::SYSTIML_1 => self.pending_ns1 = val,
             regs::SYSTIMH_1 => self.systim1.set(host, join(val, self.pending_ns1)),
             regs::TIMINCA => self.systim0.set_timinca(host, val),
@@ -463,6 +524,7 @@ impl Ptp {
                     let now = self.systim0.at(host);
                     let new = if val & (1 << 31) != 0 { now - delta } else { now + delta };
                     self.systim0.set(host, new);
+                    self.last_second = split(new).0;
                 }
                 self.timadj = val & !0x3FFF_FFFF & !(1 << 31);
             }
@@ -482,9 +544,14 @@ impl Ptp {
                 }
             }
             regs::TRGTTIML0 => self.trgttim[0].1 = val,
-            regs::TRGTTIMH0 => self.trgttim[0].0 = val,
+            regs::TRGTTIMH0 | regs::TRGTTIMH1 => {
+                let i = usize::from(off == regs::TRGTTIMH1);
+                self.trgttim[i].0 = val;
+                if self.tsauxc & [tsauxc::EN_TT0, tsauxc::EN_TT1][i] != 0 {
+                    self.arm_target(i, host);
+                }
+            }
             regs::TRGTTIML1 => self.trgttim[1].1 = val,
-            regs::TRGTTIMH1 => self.trgttim[1].0 = val,
             regs::FREQOUT0 => self.freqout[0] = val,
             regs::FREQOUT1 => self.freqout[1] = val,
             regs::TSICR => self.tsicr &= !val,
@@ -498,12 +565,13 @@ impl Ptp {
         false
     }
 
-    /// Target time `i` was armed (TSAUXC.EN_TTi set): a time already past
-    /// never starts, until the target is armed again.
+    /// Target time `i` was armed (TSAUXC.EN_TTi set, or TRGTTIMHi written
+    /// while it is): a time already past never starts, until the target is
+    /// armed again.
     fn arm_target(&mut self, i: usize, host: u64) {
         let (h, l) = self.trgttim[i];
-        self.tt_missed[i] = self.systim0.at(host) >= join(h, l & 0x3FFF_FFFF);
-        if self.tt_missed[i] {
+        self.tt_pending[i] = self.systim0.at(host) < join(h, l & 0x3FFF_FFFF);
+        if !self.tt_pending[i] {
             self.counters.tt_armed_in_past += 1;
             log::info!("target time {i} armed in the past ({h} s {} ns): it never fires", l & 0x3FFF_FFFF);
         }
@@ -571,13 +639,21 @@ impl Ptp {
         let mut cause = 0;
         let sec = split(now).0;
         if sec != self.last_second {
+            // How far into the new second SYSTIM0 is (at its rate, within ppm of
+            // host time): the lateness of the event.
+            if sec == self.last_second.wrapping_add(1) {
+                self.sys_wrap_lateness.record(u64::from(split(now).1));
+            }
             self.last_second = sec;
             cause |= tsicr::SYS_WRAP;
         }
         for (i, (en, bit)) in [(tsauxc::EN_TT0, tsicr::TT0), (tsauxc::EN_TT1, tsicr::TT1)].into_iter().enumerate() {
             let (h, l) = self.trgttim[i];
             // Bits 31:30 of TRGTTIML select the timer; only SYSTIM0 is used.
-            if self.tsauxc & en != 0 && !self.tt_missed[i] && now >= join(h, l & 0x3FFF_FFFF) {
+            if self.tsauxc & en != 0 && self.tt_pending[i] && now >= join(h, l & 0x3FFF_FFFF) {
+                self.tt_pending[i] = false;
+                let late = now - join(h, l & 0x3FFF_FFFF);
+                self.target_time_lateness.record(u64::try_from(late).unwrap_or(u64::MAX));
                 cause |= bit;
                 if self.tsauxc & tsauxc::DIS_TS_CLEAR == 0 {
                     self.tsauxc &= !en;
@@ -779,6 +855,28 @@ mod tests {
         p.write(regs::TRGTTIMH0, 9, 8 * S);
         p.write(regs::TSAUXC, tsauxc::EN_TT0, 8 * S);
         assert!(p.tick(9 * S + 1));
+    }
+
+    /// With DIS_TS_CLEAR, EN_TT0 stays set: the target fires once, and the
+    /// next one is armed by writing its time (igc's target-time PEROUT).
+    #[test]
+    fn target_time_with_dis_ts_clear_fires_once_per_time_written() {
+        const S: u64 = 1_000_000_000;
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::SYSTIML, 0, 0);
+        p.write(regs::SYSTIMH, 0, 0);
+        p.write(regs::TSIM, tsicr::TT0, 0);
+        p.write(regs::TRGTTIML0, 0, 0);
+        p.write(regs::TRGTTIMH0, 1, 0);
+        p.write(regs::TSAUXC, tsauxc::EN_TT0 | tsauxc::DIS_TS_CLEAR, 0);
+        assert_eq!(p.next_event(0), Some(S));
+        assert!(p.tick(S + 10));
+        assert_eq!(p.target_time_lateness.summary().max_ns, Some(10));
+        p.read(regs::TSICR, 0);
+        assert!(!p.tick(S + 20), "fired once, not again");
+        assert_eq!(p.next_event(S + 20), Some(2 * S), "only the next second is due");
+        p.write(regs::TRGTTIMH0, 3, S + 30);
+        assert!(p.tick(3 * S));
     }
 
     #[test]

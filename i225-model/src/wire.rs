@@ -32,6 +32,9 @@ pub enum PortEvent {
     Frame(Frame),
     /// The far end's PHY state or the cable changed.
     LinkCheck,
+    /// Something due earlier than the worker planned to wake (an interrupt
+    /// EITR now holds, a target time armed): it sleeps again until then.
+    Wake,
     Shutdown,
 }
 
