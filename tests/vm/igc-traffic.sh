@@ -14,6 +14,7 @@ check "both ports up with carrier in namespaces a and b" setup_namespaces igc
 check "ping a -> b" ip netns exec a ping -c 3 -W 2 10.0.0.2
 check "ping b -> a" ip netns exec b ping -c 3 -W 2 10.0.0.1
 iperf_server b 5201
+model_lateness_clear
 for dir in "" -R; do
 	out=$(timeout 60 ip netns exec a iperf3 -c 10.0.0.2 -p 5201 -t 3 $dir 2>&1)
 	bps=$(echo "$out" | iperf_bps)
@@ -23,6 +24,7 @@ for dir in "" -R; do
 	check "iperf3 $what moves data" test "${bps:-0}" -gt 0
 done
 check "MMIO reads per packet measured under iperf3" mmio_per_packet igc
+check "model: SYS_WRAP every second under the traffic; event lateness measured" model_lateness igc
 tx_hang_checks igc
 link_loss_checks igc
 check "no warning or oops in dmesg" no_kernel_splat

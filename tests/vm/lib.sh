@@ -276,6 +276,33 @@ mmio_per_packet() {
 	[ "$((t0b - t0))" -gt 0 ] && [ "$((x1b - x1))" -gt 0 ]
 }
 
+# model_lateness_clear: the model's event lateness figures start again on
+# both ports (i225-model: lateness-clear).
+model_lateness_clear() {
+	$MODEL_CTL lateness-clear 0 >/dev/null && $MODEL_CTL lateness-clear 1 >/dev/null
+}
+
+# model_lateness DRIVER: how late the model's timed events fired on both
+# ports since model_lateness_clear (SYS_WRAP each second of SYSTIM0, target
+# times, EITR-held interrupts): printed, and kept in
+# /lab/results/lateness-DRIVER.txt ("DRIVER PORT EVENT COUNT P50 P99 MAX", ns,
+# "-" without samples) for lab/test's summary. Fails if no SYS_WRAP fired.
+model_lateness() {
+	local drv=$1 p kind n=0
+	mkdir -p /lab/results
+	: >"/lab/results/lateness-$drv.txt"
+	for p in 0 1; do
+		for kind in sys_wrap target_time eitr_release; do
+			# shellcheck disable=SC2046
+			set -- $(model_values "^${kind}_ns[.](count|max|p50|p99)\$" lateness "$p" | sed 's/null/-/g')
+			echo "$drv $p $kind $1 $3 $4 $2" >>"/lab/results/lateness-$drv.txt"
+			echo "# model port $p, $kind: $1 events, lateness p50 $3 ns, p99 $4 ns, max $2 ns"
+			[ "$kind" = sys_wrap ] && n=$((n + ${1:-0}))
+		done
+	done
+	[ "$n" -gt 0 ]
+}
+
 # no_ipv6 NETNS: no IPv6 (router and neighbour solicitations would add
 # packets while counters are compared).
 no_ipv6() {

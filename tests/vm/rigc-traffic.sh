@@ -30,6 +30,7 @@ check "ping a -> b" ip netns exec a ping -c 3 -W 2 10.0.0.2
 check "ping b -> a" ip netns exec b ping -c 3 -W 2 10.0.0.1
 
 iperf_server b 5201
+model_lateness_clear
 iperf_server a 5202
 iperf() { # iperf3 DIRECTION LABEL
 	local out bps
@@ -134,6 +135,7 @@ check "ethtool -S: the hardware's good-packet counters saw the transfer" \
 	test "$(ethtool_sum a "$A" '^rx_packets$')" -gt 1000
 
 check "MMIO reads per packet measured under iperf3" mmio_per_packet rigc
+check "model: SYS_WRAP every second under the traffic; event lateness measured" model_lateness rigc
 tx_hang_checks rigc
 link_loss_checks rigc
 check "no warning or oops in dmesg" no_kernel_splat
