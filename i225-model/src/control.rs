@@ -277,6 +277,8 @@ fn status(p: &Arc<Port>) -> Value {
             "link": link,
             "irq_mode": format!("{:?}", d.irqs.mode()),
             "dma_windows": d.dma.windows(),
+            "bus_master": d.dma.bus_master(),
+            "dma_refused_no_bus_master": d.dma.refused(),
             "vanished": d.mac.faults.vanished,
             "tx_hang": d.mac.faults.tx_hang,
             "late_rx_dma": {

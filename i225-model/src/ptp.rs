@@ -880,6 +880,21 @@ mod tests {
     }
 
     #[test]
+    fn setting_the_time_raises_no_sys_wrap() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::TSIM, tsicr::SYS_WRAP, 0);
+        p.write(regs::SYSTIML, 0, 0);
+        p.write(regs::SYSTIMH, 100, 0);
+        assert!(!p.tick(10), "settime to 100 s");
+        p.write(regs::TIMADJ, 300_000_000, 20);
+        p.write(regs::SYSTIML, 900_000_000, 30);
+        p.write(regs::SYSTIMH, 100, 30);
+        p.write(regs::TIMADJ, 200_000_000, 40);
+        assert!(!p.tick(50), "adjtime across the second");
+        assert!(p.tick(1_000_000_000), "the next real second");
+    }
+
+    #[test]
     fn freqout_is_stored_and_auxstmp_read_only() {
         let mut p = Ptp::new(0, PtpConfig::default());
         p.write(regs::FREQOUT0, 500_000_000, 0);
