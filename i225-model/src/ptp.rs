@@ -825,19 +825,26 @@ mod tests {
         assert_eq!(p.read(regs::TSICR, 0), tsicr::SYS_WRAP);
     }
 
+    /// SYSTIM0 set to 0 at host time 0, TT0 enabled in TSIM and armed for
+    /// `second` s with `tsauxc` written.
+    fn tt0_armed(second: u32, tsauxc: u32) -> Ptp {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::SYSTIML, 0, 0);
+        p.write(regs::SYSTIMH, 0, 0);
+        p.write(regs::TSIM, tsicr::TT0, 0);
+        p.write(regs::TRGTTIML0, 0, 0);
+        p.write(regs::TRGTTIMH0, second, 0);
+        p.write(regs::TSAUXC, tsauxc, 0);
+        p
+    }
+
     /// A target time fires once when SYSTIM0 reaches it; one armed in the
     /// past never starts (igc_ptp.c forces PEROUT starts into the future for
     /// that reason), until it is armed again with a time ahead.
     #[test]
     fn target_time_fires_once_and_never_from_the_past() {
         const S: u64 = 1_000_000_000;
-        let mut p = Ptp::new(0, PtpConfig::default());
-        p.write(regs::SYSTIML, 0, 0);
-        p.write(regs::SYSTIMH, 0, 0);
-        p.write(regs::TSIM, tsicr::TT0, 0);
-        p.write(regs::TRGTTIML0, 0, 0);
-        p.write(regs::TRGTTIMH0, 2, 0);
-        p.write(regs::TSAUXC, tsauxc::EN_TT0, 0);
+        let mut p = tt0_armed(2, tsauxc::EN_TT0);
         assert!(!p.tick(S + S / 2));
         assert!(p.tick(2 * S + 1));
         assert_eq!(p.read(regs::TSICR, 0) & tsicr::TT0, tsicr::TT0);
@@ -862,13 +869,7 @@ mod tests {
     #[test]
     fn target_time_with_dis_ts_clear_fires_once_per_time_written() {
         const S: u64 = 1_000_000_000;
-        let mut p = Ptp::new(0, PtpConfig::default());
-        p.write(regs::SYSTIML, 0, 0);
-        p.write(regs::SYSTIMH, 0, 0);
-        p.write(regs::TSIM, tsicr::TT0, 0);
-        p.write(regs::TRGTTIML0, 0, 0);
-        p.write(regs::TRGTTIMH0, 1, 0);
-        p.write(regs::TSAUXC, tsauxc::EN_TT0 | tsauxc::DIS_TS_CLEAR, 0);
+        let mut p = tt0_armed(1, tsauxc::EN_TT0 | tsauxc::DIS_TS_CLEAR);
         assert_eq!(p.next_event(0), Some(S));
         assert!(p.tick(S + 10));
         assert_eq!(p.target_time_lateness.summary().max_ns, Some(10));
