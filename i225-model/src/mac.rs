@@ -211,9 +211,10 @@ impl Mac {
             .sum()
     }
 
-    /// The state a link partner sees: `None` when this PHY is powered down.
+    /// The state a link partner sees: `None` when this PHY is powered down,
+    /// else its advertisement or forced mode ([`Phy::offer`]).
     pub fn phy_advertisement(&self) -> Option<Abilities> {
-        (!self.phy.powered_down()).then(|| self.phy.advertisement())
+        (!self.phy.powered_down()).then(|| self.phy.offer())
     }
 
     /// Returns true once after the PHY's advertisement or power changed.
@@ -456,9 +457,9 @@ impl Mac {
                 (val & !mdic::DATA_MASK) | u32::from(data) | mdic::READY
             }
             mdic::OP_WRITE => {
-                let before = (self.phy.powered_down(), self.phy.advertisement());
+                let before = self.phy_advertisement();
                 self.phy.write(reg, val as u16);
-                if before != (self.phy.powered_down(), self.phy.advertisement()) {
+                if before != self.phy_advertisement() {
                     self.phy_changed = true;
                 }
                 let was_up = self.link();
@@ -678,6 +679,79 @@ pub(crate) mod tests {
         assert_ne!(m.read32(regs::PHPM) & phpm::RST_COMPL, 0);
         // Link comes straight back (instant autoneg) at 2.5G.
         assert_eq!(m.link().unwrap().speed, Speed::M2500);
+    }
+
+    /// Two MACs on one cable: each end resolves against what the other's PHY shows it, until
+    /// neither changes.
+    fn cable(a: &mut Mac, b: &mut Mac) {
+        for _ in 0..4 {
+            let offer = |m: &Mac| m.phy_advertisement().map_or(Partner::Absent, Partner::Present);
+            let (oa, ob) = (offer(a), offer(b));
+            a.set_partner(ob);
+            b.set_partner(oa);
+        }
+    }
+
+    /// Autonegotiation off, speed and duplex forced, as igc_force_speed_duplex writes BMCR.
+    fn force(m: &mut Mac, bmcr: u16) {
+        mdic_write(m, u32::from(crate::phy::BMCR), bmcr);
+    }
+
+    fn link_of(m: &Mac) -> Option<(u32, bool)> {
+        m.link().map(|l| (l.speed.mbps(), l.full_duplex))
+    }
+
+    /// `ethtool -s autoneg off speed 100 duplex full` on one end: the other end, still
+    /// autonegotiating, finds no link pulses with an advertisement in them and detects the
+    /// speed (parallel detection), in half duplex, as IEEE 802.3 clause 28 makes it. (Each end
+    /// kept its own view before: 100 full on the forced end, 2.5G on the other.)
+    #[test]
+    fn forced_speed_against_autoneg_is_parallel_detected_in_half_duplex() {
+        use crate::phy::bmcr;
+        let (mut a, _) = new_mac();
+        let (mut b, _) = new_mac();
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (Some((2500, true)), Some((2500, true))));
+        force(&mut a, bmcr::SPEED_100 | bmcr::DUPLEX);
+        cable(&mut a, &mut b);
+        assert_eq!(link_of(&a), Some((100, true)), "the forced end");
+        assert_eq!(link_of(&b), Some((100, false)), "parallel detection: half duplex");
+        force(&mut a, 0); // 10 half
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (Some((10, false)), Some((10, false))));
+        // Parallel detection finds only a speed the autonegotiating end advertises.
+        mdic_write(&mut b, u32::from(crate::phy::ANAR), 0x0181); // 100 half and full, no 10
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (None, None));
+        // Autonegotiation back on: the best common mode again.
+        force(&mut a, bmcr::AN_ENABLE | bmcr::RESTART_AN);
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (Some((2500, true)), Some((2500, true))));
+    }
+
+    /// Both ends forced: a link only at the same speed, each end in its own duplex (a duplex
+    /// mismatch is possible, as on copper); different speeds give no link at all (both ends
+    /// came up, each at its own speed, before). 1000BASE-T and 2.5GBASE-T need
+    /// autonegotiation: a BMCR forcing 1000 (igc forces only 10 and 100) gives no link.
+    #[test]
+    fn forced_speeds_must_match_and_gigabit_cannot_be_forced() {
+        use crate::phy::bmcr;
+        let (mut a, _) = new_mac();
+        let (mut b, _) = new_mac();
+        force(&mut a, bmcr::SPEED_100 | bmcr::DUPLEX);
+        force(&mut b, bmcr::DUPLEX); // 10 full
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (None, None), "100 against 10");
+        force(&mut b, bmcr::SPEED_100);
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (Some((100, true)), Some((100, false))));
+        force(&mut a, bmcr::SPEED_1000 | bmcr::DUPLEX);
+        force(&mut b, bmcr::AN_ENABLE | bmcr::RESTART_AN);
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (None, None), "1000 forced");
+        force(&mut b, bmcr::SPEED_1000 | bmcr::DUPLEX);
+        cable(&mut a, &mut b);
+        assert_eq!((link_of(&a), link_of(&b)), (None, None), "1000 forced on both ends");
     }
 
     #[test]

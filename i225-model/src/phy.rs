@@ -7,6 +7,19 @@
 //! both this PHY and its link partner advertise. Link status in BMSR is
 //! latched low, as IEEE 802.3 clause 22 requires: a link drop is reported by
 //! the next BMSR read even if the link is already back.
+//!
+//! With autonegotiation off (BMCR.AN_ENABLE clear, igc_force_speed_duplex)
+//! the PHY forces one mode, and each end of the cable resolves against what
+//! the other shows it ([`Phy::offer`]), so that both agree on the speed:
+//! - forced against autonegotiating: the autonegotiating end finds link
+//!   pulses without an advertisement and detects the speed (parallel
+//!   detection, IEEE 802.3 clause 28), 10 or 100 Mb/s only and only if it
+//!   advertises that speed, always in half duplex; the forced end keeps its
+//!   forced duplex (a duplex mismatch, as on copper);
+//! - forced against forced: a link only at the same speed, each end in its
+//!   own duplex;
+//! - 1000BASE-T and 2.5GBASE-T need autonegotiation: a BMCR forcing 1000 Mb/s
+//!   (or the reserved speed 11b) gives no link (igc forces only 10 and 100).
 
 use std::collections::BTreeMap;
 
@@ -114,19 +127,24 @@ pub struct Link {
     pub full_duplex: bool,
 }
 
-/// A set of advertised modes (and pause bits), as a small bit set.
+/// A set of advertised modes (and pause bits), as a small bit set; or, with
+/// [`Abilities::FORCED`], the one mode a PHY with autonegotiation off forces
+/// (none for a forced speed that cannot link: 1000 Mb/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Abilities(pub u8);
+pub struct Abilities(pub u16);
 
 impl Abilities {
-    pub const HD10: u8 = 1 << 0;
-    pub const FD10: u8 = 1 << 1;
-    pub const HD100: u8 = 1 << 2;
-    pub const FD100: u8 = 1 << 3;
-    pub const FD1000: u8 = 1 << 4;
-    pub const FD2500: u8 = 1 << 5;
-    pub const PAUSE: u8 = 1 << 6;
-    pub const ASM_DIR: u8 = 1 << 7;
+    pub const HD10: u16 = 1 << 0;
+    pub const FD10: u16 = 1 << 1;
+    pub const HD100: u16 = 1 << 2;
+    pub const FD100: u16 = 1 << 3;
+    pub const FD1000: u16 = 1 << 4;
+    pub const FD2500: u16 = 1 << 5;
+    pub const PAUSE: u16 = 1 << 6;
+    pub const ASM_DIR: u16 = 1 << 7;
+    /// Autonegotiation is off: no advertisement, the mode bit is forced.
+    pub const FORCED: u16 = 1 << 8;
+    /// Every mode and both pause bits, autonegotiated.
     pub const ALL: Abilities = Abilities(0xFF);
 
     /// Every mode up to and including `max`, plus both pause bits.
@@ -144,8 +162,57 @@ impl Abilities {
         Abilities(a)
     }
 
-    pub fn has(self, bit: u8) -> bool {
+    pub fn has(self, bit: u16) -> bool {
         self.0 & bit != 0
+    }
+
+    /// A PHY with autonegotiation off.
+    pub fn forced(self) -> bool {
+        self.has(Self::FORCED)
+    }
+
+    /// The forced mode of a forced PHY, if it is one a link can come up in (10 or 100 Mb/s).
+    fn forced_mode(self) -> Option<(Speed, bool)> {
+        [
+            (Self::FD100, Speed::M100, true),
+            (Self::HD100, Speed::M100, false),
+            (Self::FD10, Speed::M10, true),
+            (Self::HD10, Speed::M10, false),
+        ]
+        .into_iter()
+        .find(|&(bit, _, _)| self.forced() && self.has(bit))
+        .map(|(_, speed, full_duplex)| (speed, full_duplex))
+    }
+
+    /// An autonegotiating PHY advertises `speed` (10 or 100) in either duplex: parallel
+    /// detection can bring the link up at it.
+    fn detects(self, speed: Speed) -> bool {
+        match speed {
+            Speed::M10 => self.0 & (Self::HD10 | Self::FD10) != 0,
+            Speed::M100 => self.0 & (Self::HD100 | Self::FD100) != 0,
+            _ => false,
+        }
+    }
+
+    /// The link a PHY showing `self` gets with a partner showing `theirs`
+    /// (see the module comment for forced modes).
+    pub fn link_with(self, theirs: Abilities) -> Option<Link> {
+        match (self.forced(), theirs.forced()) {
+            (false, false) => self.resolve(theirs),
+            (true, _) => {
+                let (speed, full_duplex) = self.forced_mode()?;
+                let partner = if theirs.forced() {
+                    theirs.forced_mode().is_some_and(|(s, _)| s == speed)
+                } else {
+                    theirs.detects(speed)
+                };
+                partner.then_some(Link { speed, full_duplex })
+            }
+            (false, true) => {
+                let (speed, _) = theirs.forced_mode()?;
+                self.detects(speed).then_some(Link { speed, full_duplex: false })
+            }
+        }
     }
 
     /// Best common mode of two advertisements, in 802.3 priority order.
@@ -260,19 +327,24 @@ impl Phy {
         if self.powered_down() {
             return None;
         }
+        self.offer().link_with(theirs)
+    }
+
+    /// What this PHY shows the cable: its advertisement while it
+    /// autonegotiates, else the mode BMCR forces ([`Abilities::FORCED`]).
+    pub fn offer(&self) -> Abilities {
         let bmcr = self.regs[BMCR as usize];
         if bmcr & bmcr::AN_ENABLE != 0 {
-            self.advertisement().resolve(theirs)
-        } else {
-            let speed = if bmcr & bmcr::SPEED_1000 != 0 {
-                Speed::M1000
-            } else if bmcr & bmcr::SPEED_100 != 0 {
-                Speed::M100
-            } else {
-                Speed::M10
-            };
-            Some(Link { speed, full_duplex: bmcr & bmcr::DUPLEX != 0 })
+            return self.advertisement();
         }
+        let full = bmcr & bmcr::DUPLEX != 0;
+        let mode = match (bmcr & bmcr::SPEED_1000 != 0, bmcr & bmcr::SPEED_100 != 0) {
+            (false, false) => [Abilities::HD10, Abilities::FD10][usize::from(full)],
+            (false, true) => [Abilities::HD100, Abilities::FD100][usize::from(full)],
+            // 1000BASE-T cannot be forced; 11b is reserved.
+            _ => 0,
+        };
+        Abilities(Abilities::FORCED | mode)
     }
 
     /// Re-runs link resolution against `partner`. Returns true when the
@@ -313,7 +385,12 @@ impl Phy {
                     lpa |= reg_bit;
                 }
             }
-            gbsr = gbsr::LOCAL_RX_OK | gbsr::REMOTE_RX_OK;
+            if theirs.forced() {
+                // No advertisement came: ANLPAR shows the technology detected, ACK clear.
+                lpa &= !anar::ACK;
+            } else {
+                gbsr = gbsr::LOCAL_RX_OK | gbsr::REMOTE_RX_OK;
+            }
             if theirs.has(Abilities::FD1000) {
                 gbsr |= gbsr::LP_1000FD;
             }
@@ -322,7 +399,8 @@ impl Phy {
             }
         }
         self.regs[ANLPAR as usize] = lpa;
-        self.regs[ANER as usize] = u16::from(link.is_some());
+        // ANER.LP_AN_ABLE: the partner autonegotiates.
+        self.regs[ANER as usize] = u16::from(link.is_some() && !theirs.forced());
         self.regs[GBSR as usize] = gbsr;
         self.mmd.insert((MMD_AN, MMD_AN_MGBT_STAT), mgbt_stat);
     }
