@@ -3,7 +3,8 @@
 //! The control socket: one command per line, one JSON object per answer.
 //!
 //! ```text
-//! status                      link, speed, interrupt mode, cable of every port
+//! status                      link, speed, interrupt mode, cable of every port,
+//!                             TX packets dropped under the minimum size
 //! mmio PORT                   BAR0 accesses per register
 //! irqs PORT                   interrupts delivered per line
 //! queues PORT                 packets/bytes/drops per TX and RX queue
@@ -289,6 +290,7 @@ fn status(p: &Arc<Port>) -> Value {
                 "too_late": d.mac.late_rx_counts.too_late,
             },
             "tx_pending": d.mac.tx_pending(),
+            "tx_short_dropped": d.mac.tx_counts.short_dropped,
             "tx_rings": d.mac.tx_rings().iter().map(|&(head, tail, count, enabled)| {
                 json!({ "tdh": head, "tdt": tail, "count": count, "enabled": enabled })
             }).collect::<Vec<_>>(),

@@ -87,6 +87,8 @@ pub struct Mac {
     pub(crate) outbox: Vec<Frame>,
     pub faults: MacFaults,
     pub tx_counters: [QueueCounters; NUM_QUEUES],
+    /// Transmitted packets that did not reach the wire.
+    pub tx_counts: tx::TxCounts,
     pub rx_counters: [QueueCounters; NUM_QUEUES],
     /// RX DMA still due after a queue disable (the `late_rx_dma_ms` fault).
     pub(crate) late_rx: Vec<rx::LateRxDma>,
@@ -120,6 +122,7 @@ impl Mac {
             outbox: Vec::new(),
             faults: MacFaults::default(),
             tx_counters: Default::default(),
+            tx_counts: Default::default(),
             rx_counters: Default::default(),
             late_rx: Vec::new(),
             late_rx_counts: Default::default(),

@@ -91,6 +91,7 @@ fn control_socket_commands() {
         assert_eq!(st["device_id"], "0x15f3");
         assert_eq!(st["link"], json!({ "speed": 2500, "full_duplex": true }));
         assert_eq!(st["vanished"], false);
+        assert_eq!(st["tx_short_dropped"], 0);
         assert_eq!(st["cable"]["to"], "wire");
         assert_eq!(st["cable"]["connected"], true);
     }

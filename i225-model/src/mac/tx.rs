@@ -17,6 +17,25 @@ use crate::wire::Frame;
 
 pub const DESC_SIZE: u64 = 16;
 
+/// The shortest packet (without FCS) the MAC sends with TCTL.PSP set: "If the TCTL.PSP bit is
+/// set, the total length of the packet transmitted, not including FCS should be at least 17
+/// bytes. If bit is cleared the total length ... should be at least 60 bytes" (I210 datasheet
+/// 7.2.2.1.2, the I225's ancestor); igc pads every skb to 17 for it (igc_xmit_frame). The
+/// datasheet does not say what the MAC does with a shorter one: the model drops it (see
+/// [`TxCounts::short_dropped`]).
+pub const MIN_PACKET_PSP: usize = 17;
+
+/// What became of transmitted packets that did not reach the wire (for the control socket).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxCounts {
+    /// Packets shorter than the datasheet's minimum ([`MIN_PACKET_PSP`] with TCTL.PSP, 60
+    /// bytes without): not sent; their descriptors complete (DD) as if sent, so that the
+    /// driver's ring moves on, and the queue's `drops` count them. A driver bug (a raw socket
+    /// sending a 14-byte frame through a driver that does not pad) shows here and as a frame
+    /// that never arrives, instead of a padded frame that a real MAC never promised.
+    pub short_dropped: u64,
+}
+
 /// Bits of the advanced descriptor `cmd_type_len` and `olinfo_status`.
 pub mod txd {
     pub const LEN_MASK: u32 = 0xFFFF;
@@ -246,6 +265,18 @@ impl Mac {
     /// on the wire.
     fn send_packet(&mut self, q: usize, pkt: &TxPacket) {
         let advanced = pkt.cmd & txd::DEXT != 0;
+        let pad = self.reg(regs::TCTL) & tctl::PSP != 0;
+        let min = if pad { MIN_PACKET_PSP } else { ETH_ZLEN };
+        if !(advanced && pkt.cmd & txd::TSE != 0) && pkt.data.len() < min {
+            log::warn!(
+                "TX queue {q}: a packet of {} bytes, under the minimum of {min} (TCTL.PSP {}): dropped",
+                pkt.data.len(),
+                if pad { "set" } else { "clear" }
+            );
+            self.tx_counts.short_dropped += 1;
+            self.tx_counters[q].drops += 1;
+            return;
+        }
         let ctx = self.txq[q].ctx[((pkt.olinfo >> txd::CTX_IDX_SHIFT) & 1) as usize];
         let mut frames = if advanced && pkt.cmd & txd::TSE != 0 {
             self.stats.add(stats::TSCTC, 1);
@@ -263,7 +294,6 @@ impl Mac {
             _ => None,
         };
         let tpid = self.reg(regs::VET) as u16;
-        let pad = self.reg(regs::TCTL) & tctl::PSP != 0;
         for f in &mut frames {
             if let Some(tci) = vlan {
                 if f.len() >= 12 {
@@ -581,6 +611,41 @@ mod tests {
         assert_eq!(m.tx_counters[0].packets, 1);
         // Legacy mode: TX writes back TXDW.
         assert_ne!(m.read32(regs::ICR) & icr::TXDW, 0);
+    }
+
+    /// The datasheet's minimum packet ("If the TCTL.PSP bit is set, the total length of the
+    /// packet transmitted, not including FCS should be at least 17 bytes. If bit is cleared
+    /// ... at least 60 bytes", I210 7.2.2.1.2; igc pads to 17 for it in igc_xmit_frame): a
+    /// shorter packet is not sent, its descriptors complete (DD) and the drop is counted.
+    /// PSP pads what is long enough to 60 bytes; without PSP a 60-byte packet goes as is.
+    #[test]
+    fn packets_below_the_minimum_are_dropped_and_psp_pads_to_60() {
+        let f: Vec<u8> = (0..60u8).map(|i| i | 0x80).collect();
+        let eop = txd::EOP | txd::RS | txd::IFCS;
+        let descs = [data_desc(BUF, 16, eop, 0), data_desc(BUF, 17, eop, 0)];
+        let (mut m, mem) = run(&descs, &[&f]);
+        let out = m.take_outbox();
+        assert_eq!(out.len(), 1, "the 16-byte packet is not sent");
+        assert_eq!(out[0].data.len(), 60, "PSP pads the 17-byte one to 60");
+        assert_eq!(out[0].data[..17], f[..17]);
+        assert!(out[0].data[17..].iter().all(|&b| b == 0));
+        for i in 0..2 {
+            assert_eq!(mem.read_u32(RING + 16 * i + 12).unwrap() & txd::STAT_DD, 1, "descriptor {i} done");
+        }
+        assert_eq!(m.read32(txq(0, regs::TDH)), 2);
+        assert_eq!((m.tx_counters[0].packets, m.tx_counters[0].drops), (1, 1));
+        assert_eq!(m.read32(stats::GPTC), 1, "a dropped packet is not a transmitted one");
+        assert_eq!(m.tx_counts.short_dropped, 1);
+
+        // PSP clear: the minimum is 60 bytes, and nothing is padded.
+        m.write32(regs::TCTL, 0x0103_F0FA & !tctl::PSP, &mem);
+        mem.write(RING + 32, &data_desc(BUF, 59, eop, 0)).unwrap();
+        mem.write(RING + 48, &data_desc(BUF, 60, eop, 0)).unwrap();
+        m.write32(txq(0, regs::TDT), 4, &mem);
+        let out = m.take_outbox();
+        assert_eq!(out.len(), 1, "the 59-byte packet is not sent without PSP");
+        assert_eq!(out[0].data, f);
+        assert_eq!((m.tx_counters[0].drops, m.tx_counts.short_dropped), (2, 2));
     }
 
     /// Posts one packet at the start of the ring; the MAC must neither send it nor write
