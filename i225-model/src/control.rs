@@ -5,9 +5,17 @@
 //! ```text
 //! status                      link, speed, interrupt mode, cable of every port,
 //!                             TX packets dropped under the minimum size
+//!                             (`tx_short_dropped`), frames lost from the TX
+//!                             packet buffer to a link change or reset
+//!                             (`tx_flushed`), the TX packet buffer
 //! mmio PORT                   BAR0 accesses per register
 //! irqs PORT                   interrupts delivered per line
-//! queues PORT                 packets/bytes/drops per TX and RX queue
+//! queues PORT                 packets/bytes/drops per TX and RX queue; per TX
+//!                             queue the frames in the TX packet buffer
+//!                             (`in_buffer`) and the write-backs still due
+//!                             (`writebacks_due`); the buffer's bytes, size
+//!                             and how long the wire is busy with it
+//!                             (`tx_buffer`)
 //! ptp PORT                    timestamps captured/read, clock values, TX
 //!                             timestamp read latency (see below)
 //! cable plug|unplug           connect or disconnect every port's cable
@@ -27,8 +35,11 @@
 //!                             on the two-port wire both ends see it)
 //! lateness PORT               how late the timed events fired against their
 //!                             due time (src/lateness.rs): SYS_WRAP, target
-//!                             times, EITR-held interrupts; count, p50, p99,
-//!                             max in ns (null without samples)
+//!                             times, EITR-held interrupts, TX frames handed
+//!                             to the cable after their first bit left
+//!                             (`tx_wire_ns`: 0 for the many handed over at
+//!                             once or ahead); count, p50, p99, max in ns
+//!                             (null without samples)
 //! lateness-clear PORT         start those figures again
 //! ```
 //!
@@ -54,6 +65,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::port::Port;
+
+fn tx_buffer(b: &crate::mac::tx::TxBufferStatus) -> Value {
+    json!({ "frames": b.frames.iter().sum::<usize>(), "bytes": b.bytes, "capacity": b.capacity,
+            "backlog_ns": b.backlog_ns })
+}
 
 fn lateness(l: &crate::lateness::Lateness) -> Value {
     let s = l.summary();
@@ -153,7 +169,13 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             let q = |c: &[crate::mac::QueueCounters]| -> Vec<Value> {
                 c.iter().map(|c| json!({ "packets": c.packets, "bytes": c.bytes, "drops": c.drops })).collect()
             };
-            json!({ "tx": q(&d.mac.tx_counters), "rx": q(&d.mac.rx_counters) })
+            let buffer = d.mac.tx_buffer();
+            let mut tx = q(&d.mac.tx_counters);
+            for (i, t) in tx.iter_mut().enumerate() {
+                t["in_buffer"] = json!(buffer.frames[i]);
+                t["writebacks_due"] = json!(buffer.writebacks_due[i]);
+            }
+            json!({ "tx": tx, "rx": q(&d.mac.rx_counters), "tx_buffer": tx_buffer(&buffer) })
         })),
         "ptp" => Ok(port(ports, arg(1))?.with_device(|d| {
             let now = d.mac.now();
@@ -184,12 +206,14 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 "sys_wrap_ns": lateness(&ptp.sys_wrap_lateness),
                 "target_time_ns": lateness(&ptp.target_time_lateness),
                 "eitr_release_ns": lateness(&d.mac.intr.release_lateness),
+                "tx_wire_ns": lateness(d.mac.tx_lateness()),
             })
         })),
         "lateness-clear" => Ok(port(ports, arg(1))?.with_device(|d| {
             d.mac.ptp_mut().sys_wrap_lateness.clear();
             d.mac.ptp_mut().target_time_lateness.clear();
             d.mac.intr.release_lateness.clear();
+            d.mac.clear_tx_lateness();
             json!({ "lateness": "cleared" })
         })),
         "cable" => {
@@ -291,6 +315,8 @@ fn status(p: &Arc<Port>) -> Value {
             },
             "tx_pending": d.mac.tx_pending(),
             "tx_short_dropped": d.mac.tx_counts.short_dropped,
+            "tx_flushed": d.mac.tx_counts.flushed,
+            "tx_buffer": tx_buffer(&d.mac.tx_buffer()),
             "tx_rings": d.mac.tx_rings().iter().map(|&(head, tail, count, enabled)| {
                 json!({ "tdh": head, "tdt": tail, "count": count, "enabled": enabled })
             }).collect::<Vec<_>>(),

@@ -63,6 +63,12 @@ pub struct QueueCounters {
 pub(crate) struct TxQueueState {
     /// Context descriptors by index (the driver uses index 0).
     pub ctx: [tx::TxContext; 2],
+    /// The next packet, read from the ring, waiting for room in the packet buffer.
+    pub staged: Option<tx::Staged>,
+    /// Write-backs of fetched packets still due, in ring order.
+    pub write_backs: VecDeque<tx::WriteBack>,
+    /// Host time of the last TDT write (or of the queue's enabling).
+    pub tail_at: u64,
 }
 
 /// A frame waiting in the RX packet buffer for descriptors.
@@ -82,6 +88,8 @@ pub struct Mac {
     pub(crate) ptp: Ptp,
     pub(crate) clock: Arc<dyn TimeSource>,
     pub(crate) txq: [TxQueueState; NUM_QUEUES],
+    /// The TX packet buffer and the wire.
+    pub(crate) tx: tx::Transmitter,
     pub(crate) rx_backlog: VecDeque<PendingRx>,
     pub(crate) rx_backlog_bytes: usize,
     pub(crate) outbox: Vec<Frame>,
@@ -117,6 +125,7 @@ impl Mac {
             config,
             clock,
             txq: Default::default(),
+            tx: Default::default(),
             rx_backlog: VecDeque::new(),
             rx_backlog_bytes: 0,
             outbox: Vec::new(),
@@ -178,6 +187,9 @@ impl Mac {
             log::info!("CTRL.RST clears the TX unit hang");
             self.faults.tx_hang = false;
         }
+        // A MAC reset ends the TX DMA too: what the packet buffer holds is lost, and no
+        // write-back still due is made (the driver frees its rings after the reset).
+        self.flush_tx_buffer("MAC reset");
         self.txq = Default::default();
         self.rx_backlog.clear();
         self.rx_backlog_bytes = 0;
@@ -245,6 +257,8 @@ impl Mac {
             self.rx_backlog.clear();
             self.rx_backlog_bytes = 0;
         }
+        // The link went down or retrained (a new speed): what was leaving is lost.
+        self.flush_tx_buffer("link change");
         self.intr.raise(icr::LSC);
     }
 
@@ -260,10 +274,11 @@ impl Mac {
     }
 
     /// Host time at which the next timed event falls due: a firing EITR
-    /// holds, late RX DMA, a PTP event (the next second of SYSTIM0, an armed
-    /// target time). The port's worker wakes then, whatever the traffic.
+    /// holds, late RX DMA, TX work (a frame leaving or left, a write-back),
+    /// a PTP event (the next second of SYSTIM0, an armed target time). The
+    /// port's worker wakes then, whatever the traffic.
     pub fn next_deadline(&self) -> Option<u64> {
-        [self.next_irq_deadline(), self.next_dma_deadline(), self.ptp.next_event(self.now())]
+        [self.next_irq_deadline(), self.next_dma_deadline(), self.next_tx_deadline(), self.ptp.next_event(self.now())]
             .into_iter()
             .flatten()
             .min()
@@ -391,7 +406,7 @@ impl Mac {
             regs::TCTL => {
                 self.set_reg(off, val);
                 if val & regs::tctl::EN != 0 {
-                    (0..NUM_QUEUES).for_each(|q| self.transmit(q, mem));
+                    self.restart_tx(mem);
                 }
             }
             regs::EERD => self.nvm.write_eerd(val),
@@ -482,14 +497,23 @@ impl Mac {
         match reg {
             regs::TDT => {
                 self.set_reg(off, val & 0xFFFF);
-                self.transmit(q, mem);
+                self.txq[q].tail_at = self.now();
+                self.transmit(mem);
             }
-            regs::TDH => self.set_reg(off, val & 0xFFFF),
+            regs::TDH => {
+                self.set_reg(off, val & 0xFFFF);
+                // The ring starts again elsewhere: what was read from it goes.
+                self.txq[q].staged = None;
+            }
             regs::TXDCTL => {
                 self.set_reg(off, val & !qctl::SWFLUSH);
                 if val & qctl::ENABLE != 0 {
-                    self.transmit(q, mem);
+                    self.txq[q].tail_at = self.now();
+                    self.transmit(mem);
                 } else {
+                    // The queue's DMA ends: no write-back still due is made (igc frees the
+                    // ring's buffers right after, igc_disable_tx_ring); its frames already in
+                    // the packet buffer are the MAC's and still leave.
                     self.txq[q] = TxQueueState::default();
                 }
             }

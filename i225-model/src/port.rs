@@ -141,11 +141,12 @@ impl Port {
                 return;
             }
             let partner = matches!(event, Ok(PortEvent::LinkCheck)).then(|| self.far_end.partner());
-            // The timed work (late DMA, PTP events; held interrupts go out in with_device) runs
+            // The timed work (late DMA, TX, PTP events; held interrupts go out in with_device) runs
             // at every wake-up, under the same lock as the event, before the event.
             self.with_device(|d| {
                 let Device { mac, dma, .. } = d;
                 mac.run_late_rx_dma(dma);
+                mac.run_tx(dma);
                 mac.tick();
                 match event {
                     Ok(PortEvent::Frame(frame)) => mac.receive(&frame, dma),

@@ -82,6 +82,10 @@ fn control_socket_commands() {
     writeln!(s.out, "flat queues 1").unwrap();
     let line = s.lines.next().expect("an answer").unwrap();
     assert!(line.split(' ').any(|w| w == "rx.0.packets=0"), "flat queues 1: {line}");
+    for w in ["tx.3.in_buffer=0", "tx.0.writebacks_due=0", "tx_buffer.capacity=20480"] {
+        assert!(line.split(' ').any(|x| x == w), "{w} in flat queues 1: {line}");
+    }
+    assert_eq!(s.ask("lateness 0")["tx_wire_ns"]["count"], 0);
 
     let status = s.ask("status");
     let status = status.as_array().expect("one entry per port");
@@ -92,6 +96,8 @@ fn control_socket_commands() {
         assert_eq!(st["link"], json!({ "speed": 2500, "full_duplex": true }));
         assert_eq!(st["vanished"], false);
         assert_eq!(st["tx_short_dropped"], 0);
+        assert_eq!(st["tx_flushed"], 0);
+        assert_eq!(st["tx_buffer"], json!({ "frames": 0, "bytes": 0, "capacity": 20480, "backlog_ns": 0 }));
         assert_eq!(st["cable"]["to"], "wire");
         assert_eq!(st["cable"]["connected"], true);
     }
