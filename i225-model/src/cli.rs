@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use log::LevelFilter;
 
+use crate::noise::{self, PathConfig, Preset, Stamping};
 use crate::pci_config::{part_name, DEFAULT_DEVICE_ID};
 use crate::phy::Speed;
 
@@ -22,7 +23,18 @@ Serves one emulated Intel i225/i226 per --socket over vfio-user (QEMU:
 
 global options:
   --control PATH        control socket (line commands, JSON answers)
-  --wire-delay-ns N     propagation delay of the cable (default 50)
+  --wire PRESET         the wire's and the timestamps' imperfections:
+                        ideal (exact stamps, 50 ns both ways), realistic
+                        (the default: 8 ns stamp quantum, 2 ns stamp noise,
+                        50/54 ns), noisy (8 ns, 40 ns, 50/250 ns, 2 us
+                        jitter, 0.1% loss); the options below override
+  --wire-delay-ns N[,M] propagation delay of the cable in ns: both ways, or
+                        of port 0's frames, then port 1's
+  --wire-jitter-ns N[,M]
+                        random extra delay per frame, uniform 0..N ns (no
+                        reordering)
+  --wire-loss P[,Q]     probability that the wire loses a frame (0..1)
+  --wire-seed N         seed of the jitter, loss and stamp noise (default 1)
   --partner-speed MBPS  best speed of the link partner of a single port or
                         a TAP device (10, 100, 1000, 2500; default 2500)
   -v, --verbose         more logging (repeat for more)
@@ -35,6 +47,10 @@ port options (after a --socket; before any --socket: defaults for all ports):
                         MAC address in the NVM (default 02:1a:25:00:00:0N)
   --ptp-ppb N           oscillator frequency error in ppb (default 0)
   --ptp-offset-ns N     SYSTIM0 at power-on in ns (default 0)
+  --ts-quantum-ns Q     TX and RX stamps rounded down to multiples of Q ns
+                        (0: exact; default from --wire)
+  --ts-noise-ns S       Gaussian error of each TX and RX stamp, sigma S ns
+                        (default from --wire)
   --txstmph0-bug        model the TXSTMPH_0 re-arm erratum
   --tap NAME            cable the port to host TAP device NAME (created if
                         missing; needs CAP_NET_ADMIN) instead of the wire";
@@ -50,6 +66,9 @@ pub struct PortOptions {
     pub txstmph0_bug: bool,
     /// Host TAP device at the far end of the port's cable.
     pub tap: Option<String>,
+    /// Overrides of the preset's timestamp quantum and noise (ps).
+    pub ts_quantum_ps: Option<u32>,
+    pub ts_noise_ps: Option<u32>,
 }
 
 impl Default for PortOptions {
@@ -62,6 +81,8 @@ impl Default for PortOptions {
             ptp_offset_ns: 0,
             txstmph0_bug: false,
             tap: None,
+            ts_quantum_ps: None,
+            ts_noise_ps: None,
         }
     }
 }
@@ -71,15 +92,43 @@ impl PortOptions {
     pub fn mac_for(&self, index: usize) -> [u8; 6] {
         self.mac.unwrap_or([0x02, 0x1a, 0x25, 0x00, 0x00, index as u8 + 1])
     }
+
+    /// The port's timestamping: `preset`'s, with the options given on top.
+    pub fn stamping(&self, preset: Preset) -> Stamping {
+        let p = preset.stamping();
+        Stamping {
+            quantum_ps: self.ts_quantum_ps.unwrap_or(p.quantum_ps),
+            noise_ps: self.ts_noise_ps.unwrap_or(p.noise_ps),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     pub ports: Vec<PortOptions>,
     pub control: Option<PathBuf>,
-    pub wire_delay_ns: u64,
+    pub wire: Preset,
+    /// Overrides of the preset, per direction (port 0's frames, port 1's).
+    pub wire_delay_ns: Option<[u64; 2]>,
+    pub wire_jitter_ns: Option<[u64; 2]>,
+    pub wire_loss_ppm: Option<[u32; 2]>,
+    pub seed: u64,
     pub partner_speed: Speed,
     pub log_level: LevelFilter,
+}
+
+impl Options {
+    /// The wire's directions (port 0's frames, port 1's): the preset's,
+    /// with the options given on top.
+    pub fn paths(&self) -> [PathConfig; 2] {
+        let mut paths = self.wire.paths();
+        for (i, p) in paths.iter_mut().enumerate() {
+            p.delay_ns = self.wire_delay_ns.map_or(p.delay_ns, |d| d[i]);
+            p.jitter_ns = self.wire_jitter_ns.map_or(p.jitter_ns, |j| j[i]);
+            p.loss_ppm = self.wire_loss_ppm.map_or(p.loss_ppm, |l| l[i]);
+        }
+        paths
+    }
 }
 
 /// What the command line asked for.
@@ -136,11 +185,25 @@ fn parse_num<T: std::str::FromStr>(opt: &str, s: &str) -> Result<T, CliError> {
     s.parse().map_err(|_| CliError(format!("bad value {s:?} for {opt}")))
 }
 
+fn parse_with<T>(opt: &str, s: &str, parse: impl Fn(&str) -> Option<T>) -> Result<T, CliError> {
+    parse(s).ok_or_else(|| CliError(format!("bad value {s:?} for {opt}")))
+}
+
+/// `V` (both directions) or `V,W` (port 0's frames, port 1's).
+fn parse_pair<T: Copy>(opt: &str, s: &str, parse: impl Fn(&str) -> Option<T>) -> Result<[T; 2], CliError> {
+    match s.split_once(',') {
+        Some((a, b)) => Ok([parse_with(opt, a, &parse)?, parse_with(opt, b, &parse)?]),
+        None => Ok([parse_with(opt, s, parse)?; 2]),
+    }
+}
+
 pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, CliError> {
     let mut defaults = PortOptions::default();
     let mut ports: Vec<PortOptions> = Vec::new();
     let mut control = None;
-    let mut wire_delay_ns = 50;
+    let mut wire = Preset::Realistic;
+    let (mut wire_delay_ns, mut wire_jitter_ns, mut wire_loss_ppm) = (None, None, None);
+    let mut seed = noise::DEFAULT_SEED;
     let mut partner_speed = Speed::M2500;
     let mut verbosity: i32 = 0;
 
@@ -158,7 +221,22 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, CliErro
                 ports.push(PortOptions { socket: path.into(), ..defaults.clone() });
             }
             "--control" => control = Some(PathBuf::from(value("--control")?)),
-            "--wire-delay-ns" => wire_delay_ns = parse_num("--wire-delay-ns", &value("--wire-delay-ns")?)?,
+            "--wire" => {
+                let name = value("--wire")?;
+                wire = Preset::from_name(&name).ok_or_else(|| CliError(format!("no such wire preset {name:?}")))?;
+            }
+            "--wire-delay-ns" => {
+                wire_delay_ns = Some(parse_pair(&arg, &value(&arg)?, noise::parse_delay_ns)?);
+            }
+            "--wire-jitter-ns" => {
+                wire_jitter_ns = Some(parse_pair(&arg, &value(&arg)?, noise::parse_delay_ns)?);
+            }
+            "--wire-loss" => wire_loss_ppm = Some(parse_pair(&arg, &value(&arg)?, noise::parse_loss_ppm)?),
+            "--wire-seed" => seed = parse_num(&arg, &value(&arg)?)?,
+            "--ts-quantum-ns" => {
+                target.ts_quantum_ps = Some(parse_with(&arg, &value(&arg)?, noise::parse_stamp_ps)?);
+            }
+            "--ts-noise-ns" => target.ts_noise_ps = Some(parse_with(&arg, &value(&arg)?, noise::parse_stamp_ps)?),
             "--partner-speed" => {
                 let mbps = parse_num("--partner-speed", &value("--partner-speed")?)?;
                 partner_speed = Speed::from_mbps(mbps).ok_or_else(|| CliError(format!("no such speed {mbps}")))?;
@@ -196,7 +274,17 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, CliErro
         1 => LevelFilter::Debug,
         _ => LevelFilter::Trace,
     };
-    Ok(Command::Run(Options { ports, control, wire_delay_ns, partner_speed, log_level }))
+    Ok(Command::Run(Options {
+        ports,
+        control,
+        wire,
+        wire_delay_ns,
+        wire_jitter_ns,
+        wire_loss_ppm,
+        seed,
+        partner_speed,
+        log_level,
+    }))
 }
 
 #[cfg(test)]
@@ -247,6 +335,52 @@ mod tests {
         assert!(run(&["--socket", "a", "--tap", "much-too-long-name"]).is_err());
         assert!(run(&["--socket", "a", "--tap", "a/b"]).is_err());
         assert!(run(&["--tap", "t0", "--socket", "a", "--socket", "b"]).is_err(), "one TAP for two ports");
+    }
+
+    #[test]
+    fn wire_presets_and_overrides() {
+        let o = run(&["--socket", "a", "--socket", "b"]).unwrap();
+        assert_eq!(o.wire, Preset::Realistic, "realistic by default");
+        assert_eq!(o.paths(), Preset::Realistic.paths());
+        assert_eq!(o.ports[1].stamping(o.wire), Preset::Realistic.stamping());
+        assert_eq!(o.seed, noise::DEFAULT_SEED);
+
+        let o = run(&["--wire", "ideal", "--socket", "a", "--socket", "b"]).unwrap();
+        assert_eq!(o.paths(), [PathConfig::ideal(50); 2]);
+        assert!(o.ports[0].stamping(o.wire).is_exact());
+
+        let o = run(&[
+            "--wire",
+            "noisy",
+            "--wire-delay-ns",
+            "100,300",
+            "--wire-loss",
+            "0",
+            "--wire-seed",
+            "42",
+            "--ts-noise-ns",
+            "5",
+            "--socket",
+            "a",
+            "--socket",
+            "b",
+            "--ts-quantum-ns",
+            "3.2",
+        ])
+        .unwrap();
+        let [ab, ba] = o.paths();
+        assert_eq!((ab.delay_ns, ba.delay_ns), (100, 300));
+        assert_eq!((ab.jitter_ns, ab.loss_ppm, ba.loss_ppm), (2_000, 0, 0), "noisy's jitter, no loss");
+        assert_eq!(o.seed, 42);
+        assert_eq!(o.ports[0].stamping(o.wire), Stamping { quantum_ps: 8_000, noise_ps: 5_000 });
+        assert_eq!(o.ports[1].stamping(o.wire), Stamping { quantum_ps: 3_200, noise_ps: 5_000 });
+        let o = run(&["--wire-jitter-ns", "7", "--socket", "a"]).unwrap();
+        assert_eq!(o.paths().map(|p| p.jitter_ns), [7, 7]);
+
+        assert!(run(&["--wire", "perfect", "--socket", "a"]).is_err());
+        assert!(run(&["--wire-delay-ns", "1,2,3", "--socket", "a"]).is_err());
+        assert!(run(&["--wire-loss", "2", "--socket", "a"]).is_err());
+        assert!(run(&["--socket", "a", "--ts-noise-ns", "-1"]).is_err());
     }
 
     #[test]

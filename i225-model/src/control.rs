@@ -41,7 +41,29 @@
 //!                             once or ahead); count, p50, p99, max in ns
 //!                             (null without samples)
 //! lateness-clear PORT         start those figures again
+//! wire                        the wire's and the timestamps' settings and
+//!                             the wire's frame counts (below)
+//! wire ideal|realistic|noisy  a preset (src/noise.rs) for every port and
+//!                             both directions
+//! wire set KEY VALUE [PORT]   one setting, of PORT or of every port: of the
+//!                             frames the port sends, `delay` and `jitter`
+//!                             (ns), `loss` (probability 0..1); of the
+//!                             port's TX and RX stamps, `ts-quantum` and
+//!                             `ts-noise` (sigma) in ns (3 decimals)
+//! wire drop N [PORT]          the wire drops the next N frames PORT (or
+//!                             each port) sends
+//! wire seed N                 every generator restarted from seed N
 //! ```
+//!
+//! Every `wire` command answers with the settings: `preset` (the name of
+//! the preset they match, or `custom`), `seed`, and per port `name`,
+//! `ts_quantum_ns`, `ts_noise_ns` and `tx`, the direction of the wire the
+//! port sends on (null for a TAP device or a single port's ideal partner):
+//! `delay_ns`, `jitter_ns`, `loss`, `drop_next` (frames still to drop),
+//! `frames` (sent), `lost`, `dropped`. `reset-faults` restores the settings
+//! of the command line. `status` counts each port's frames on the wire
+//! (`cable.counters`: `tx_frames`, `tx_lost`, `tx_dropped`, `rx_lost`,
+//! `rx_dropped`).
 //!
 //! `flat COMMAND...` answers COMMAND on one line of `PATH=VALUE` words
 //! instead of JSON, for the guest's shell to read with awk (a python3 start
@@ -64,6 +86,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::noise::{self, Preset};
 use crate::port::Port;
 
 fn tx_buffer(b: &crate::mac::tx::TxBufferStatus) -> Value {
@@ -241,7 +264,11 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 p.with_device(|d| {
                     d.mac.faults = Default::default();
                     d.mac.ptp_mut().faults = Default::default();
+                    d.mac.ptp_mut().stamping.restore();
                 });
+                if let Some(path) = p.far_end().tx_path() {
+                    path.restore();
+                }
                 p.far_end().set_connected(true);
             }
             Ok(json!({ "faults": "reset" }))
@@ -285,8 +312,148 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             });
             Ok(json!({ "flap": true }))
         }
+        "wire" => wire(&words[1..], ports),
         other => Err(format!("unknown command {other:?}")),
     }
+}
+
+/// The ports a `wire` command applies to: `arg`'s, or all.
+fn targets<'a>(ports: &'a [Arc<Port>], arg: Option<&&str>) -> Result<Vec<&'a Arc<Port>>, String> {
+    match arg {
+        Some(_) => Ok(vec![port(ports, arg)?]),
+        None => Ok(ports.iter().collect()),
+    }
+}
+
+/// Runs `f` on the direction of the wire each of `targets` sends on; an
+/// error if one named alone has none, or none has.
+fn each_path(targets: &[&Arc<Port>], f: impl Fn(crate::wire::TxPath<'_>)) -> Result<(), String> {
+    let mut any = false;
+    for p in targets {
+        match p.far_end().tx_path() {
+            Some(path) => {
+                f(path);
+                any = true;
+            }
+            None if targets.len() == 1 => {
+                return Err(format!("{} is cabled to {}, not to the two-port wire", p.name, p.far_end().describe()))
+            }
+            None => {}
+        }
+    }
+    if any {
+        Ok(())
+    } else {
+        Err("no two-port wire".into())
+    }
+}
+
+/// The `wire` commands (`args` after the word `wire`).
+fn wire(args: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
+    let arg = |i: usize| args.get(i);
+    let at_most = |n: usize| if args.len() > n { Err("too many arguments".to_string()) } else { Ok(()) };
+    match args.first().copied() {
+        None => {}
+        Some("set") => {
+            at_most(4)?;
+            let key = *arg(1).ok_or("setting missing")?;
+            let value = *arg(2).ok_or("value missing")?;
+            let targets = targets(ports, arg(3))?;
+            let bad = || format!("bad value {value:?} for {key}");
+            let ns = || noise::parse_delay_ns(value).ok_or_else(bad);
+            let ps = || noise::parse_stamp_ps(value).ok_or_else(bad);
+            let stamping = |f: &dyn Fn(&mut noise::Stamping)| {
+                for p in &targets {
+                    p.with_device(|d| f(&mut d.mac.ptp_mut().stamping.current));
+                }
+            };
+            match key {
+                "delay" => {
+                    let ns = ns()?;
+                    each_path(&targets, |path| path.update(|c| c.delay_ns = ns))?;
+                }
+                "jitter" => {
+                    let ns = ns()?;
+                    each_path(&targets, |path| path.update(|c| c.jitter_ns = ns))?;
+                }
+                "loss" => {
+                    let ppm = noise::parse_loss_ppm(value).ok_or_else(bad)?;
+                    each_path(&targets, |path| path.update(|c| c.loss_ppm = ppm))?;
+                }
+                "ts-quantum" => {
+                    let ps = ps()?;
+                    stamping(&|st| st.quantum_ps = ps);
+                }
+                "ts-noise" => {
+                    let ps = ps()?;
+                    stamping(&|st| st.noise_ps = ps);
+                }
+                other => {
+                    return Err(format!("unknown setting {other:?} (delay, jitter, loss, ts-quantum, ts-noise)"));
+                }
+            }
+        }
+        Some("drop") => {
+            at_most(3)?;
+            let n: u64 = arg(1).ok_or("count missing")?.parse().map_err(|_| "bad count")?;
+            each_path(&targets(ports, arg(2))?, |path| path.drop_next(n))?;
+        }
+        Some("seed") => {
+            at_most(2)?;
+            let seed: u64 = arg(1).ok_or("seed missing")?.parse().map_err(|_| "bad seed")?;
+            for p in ports {
+                p.with_device(|d| d.mac.ptp_mut().stamping.reseed(seed));
+                if let Some(path) = p.far_end().tx_path() {
+                    path.reseed(seed);
+                }
+            }
+        }
+        Some(name) => {
+            at_most(1)?;
+            let preset = Preset::from_name(name)
+                .ok_or_else(|| format!("unknown wire command {name:?} (ideal, realistic, noisy, set, drop, seed)"))?;
+            for p in ports {
+                p.with_device(|d| d.mac.ptp_mut().stamping.current = preset.stamping());
+                if let Some(path) = p.far_end().tx_path() {
+                    path.set_config(preset.paths()[path.side()]);
+                }
+            }
+        }
+    }
+    Ok(wire_settings(ports))
+}
+
+/// The answer of every `wire` command.
+fn wire_settings(ports: &[Arc<Port>]) -> Value {
+    let mut matches = Preset::ALL.to_vec();
+    let mut seed = None;
+    let answers: Vec<Value> = ports
+        .iter()
+        .map(|p| {
+            let (st, stamp_seed) = p.with_device(|d| (d.mac.ptp().stamping.current, d.mac.ptp().stamping.seed()));
+            seed.get_or_insert(stamp_seed);
+            matches.retain(|pre| pre.stamping() == st);
+            let tx = p.far_end().tx_path().map(|path| {
+                let (c, n) = (path.config(), path.counters());
+                matches.retain(|pre| pre.paths()[path.side()] == c);
+                json!({
+                    "delay_ns": c.delay_ns, "jitter_ns": c.jitter_ns, "loss": noise::ppm_to_probability(c.loss_ppm),
+                    "drop_next": path.pending_drops(), "frames": n.frames, "lost": n.lost, "dropped": n.dropped,
+                })
+            });
+            json!({
+                "name": p.name,
+                "ts_quantum_ns": noise::ps_to_ns(st.quantum_ps),
+                "ts_noise_ns": noise::ps_to_ns(st.noise_ps),
+                "tx": tx,
+            })
+        })
+        .collect();
+    json!({
+        "preset": matches.first().map_or("custom", |p| p.name()),
+        "seed": seed,
+        "ports": answers,
+    })
 }
 
 fn status(p: &Arc<Port>) -> Value {

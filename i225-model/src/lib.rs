@@ -12,6 +12,7 @@
 //!   guest memory in [`dma`], interrupt lines in [`irq_lines`]);
 //! * [`port`] and [`wire`]: a device with its worker thread, cabled to a
 //!   second port, or to a host TAP device ([`tap`]);
+//! * [`noise`]: what keeps the wire and the stamps from being ideal;
 //! * [`vfio_user`]: the protocol server; [`control`]: the control socket.
 
 pub mod cli;
@@ -23,6 +24,7 @@ pub mod irq_lines;
 pub mod lateness;
 pub mod logger;
 pub mod mac;
+pub mod noise;
 pub mod nvm;
 pub mod packet;
 pub mod pci_config;

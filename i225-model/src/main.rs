@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use i225_model::cli::{self, Command, Options};
 use i225_model::mac::MacConfig;
+use i225_model::noise::{self, Noise};
 use i225_model::pci_config::part_name;
 use i225_model::phy::Abilities;
 use i225_model::port::Port;
@@ -28,7 +29,22 @@ fn run(opts: Options) -> std::io::Result<()> {
     // The ports without a TAP share the wire (a single one has the ideal
     // link partner).
     let wired = opts.ports.iter().filter(|po| po.tap.is_none()).count();
-    let wire = Wire::new(wired.max(1), opts.wire_delay_ns, partner);
+    let wire = Wire::with_paths(wired.max(1), opts.paths(), opts.seed, partner);
+    if wired == 2 {
+        let [ab, ba] = opts.paths();
+        log::info!(
+            "wire (--wire {} and the options given): delay {} ns, jitter {} ns, loss {} ppm from port 0; {} ns, {} ns, {} ppm \
+             from port 1; seed {}",
+            opts.wire.name(),
+            ab.delay_ns,
+            ab.jitter_ns,
+            ab.loss_ppm,
+            ba.delay_ns,
+            ba.jitter_ns,
+            ba.loss_ppm,
+            opts.seed
+        );
+    }
     let mut wire_sides = 0..wired;
     let mut ports = Vec::new();
     let mut servers = Vec::new();
@@ -51,12 +67,15 @@ fn run(opts: Options) -> std::io::Result<()> {
                 None => Arc::new(wire.end(wire_sides.next().expect("a wire side per wired port"), events)),
             })
         })?;
-        if po.txstmph0_bug {
-            port.with_device(|d| d.mac.ptp_mut().faults.txstmph0_rearm_bug = true);
-        }
+        let stamping = po.stamping(opts.wire);
+        port.with_device(|d| {
+            d.mac.ptp_mut().faults.txstmph0_rearm_bug = po.txstmph0_bug;
+            d.mac.ptp_mut().stamping = Noise::new(stamping, opts.seed, noise::stream::stamps(i));
+        });
         let m = config.mac_addr;
         log::info!(
-            "{name}: {} ({:04x}) {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} on {}, cabled to {}",
+            "{name}: {} ({:04x}) {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} on {}, cabled to {}, stamps rounded to {} ns \
+             with {} ns of noise",
             part_name(po.device_id).unwrap_or("?"),
             po.device_id,
             m[0],
@@ -66,7 +85,9 @@ fn run(opts: Options) -> std::io::Result<()> {
             m[4],
             m[5],
             po.socket.display(),
-            port.far_end().describe()
+            port.far_end().describe(),
+            noise::ps_to_ns(stamping.quantum_ps),
+            noise::ps_to_ns(stamping.noise_ps)
         );
         let server_port = port.clone();
         servers.push(

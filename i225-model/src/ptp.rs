@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::lateness::Lateness;
+use crate::noise::{Noise, Stamping, DEFAULT_SEED};
 use crate::regs::{self, timinca, tsauxc, tsicr, tsynctxctl};
 
 const NSEC_PER_SEC: i128 = 1_000_000_000;
@@ -312,6 +313,9 @@ pub struct Ptp {
     pub sys_wrap_lateness: Lateness,
     /// Host time from SYSTIM0 reaching an armed target time to TSICR.TTx.
     pub target_time_lateness: Lateness,
+    /// The resolution and error of the TX and RX stamps (exact unless
+    /// configured); SYSTIM reads stay exact.
+    pub stamping: Noise<Stamping>,
 }
 
 impl Ptp {
@@ -342,6 +346,7 @@ impl Ptp {
             txts_read_latency: TxTsReadLatency::default(),
             sys_wrap_lateness: Lateness::default(),
             target_time_lateness: Lateness::default(),
+            stamping: Noise::new(Stamping::EXACT, DEFAULT_SEED, 0),
         }
     }
 
@@ -577,10 +582,22 @@ impl Ptp {
         }
     }
 
+    /// What a timestamp of an event the timers read `values` at shows: each
+    /// rounded down to the quantum, with one error drawn for the event (both
+    /// timers sample the same instant).
+    fn stamp<const N: usize>(&mut self, values: [i128; N]) -> [i128; N] {
+        let st = self.stamping.current;
+        if st.is_exact() {
+            return values;
+        }
+        let error = st.draw_error_ps(&mut self.stamping.rng);
+        values.map(|v| st.stamp(v, error))
+    }
+
     /// Captures a TX timestamp into `set` for a frame that left the MAC at
     /// host time `host`. `latency` is subtracted so that the driver's TX
-    /// latency correction lands on the wire time. Returns true if ICR.TS
-    /// must be raised.
+    /// latency correction lands on the wire time (up to the stamping's
+    /// quantum and noise). Returns true if ICR.TS must be raised.
     pub fn capture_tx(&mut self, set: usize, use_timer1: bool, host: u64, latency: i128) -> bool {
         if self.tsynctxctl & tsynctxctl::ENABLED == 0 || set > 3 {
             return false;
@@ -591,7 +608,8 @@ impl Ptp {
             return false;
         }
         let timer = if use_timer1 { &self.systim1 } else { &self.systim0 };
-        self.txstmp[set] = split(timer.at(host) - latency);
+        let [value] = self.stamp([timer.at(host)]);
+        self.txstmp[set] = split(value - latency);
         self.tsynctxctl |= 1 << set;
         self.tx_ready_at[set] = Some(host);
         self.counters.tx_captured += 1;
@@ -618,11 +636,14 @@ impl Ptp {
     }
 
     /// The 16-byte header put in front of a received frame: timer1-slot
-    /// (ns, s) then timer0-slot (ns, s), each from the timer SRRCTL selects.
+    /// (ns, s) then timer0-slot (ns, s), each from the timer SRRCTL selects,
+    /// with the stamping's quantum and noise.
     pub fn rx_header(&mut self, srrctl: u32, host: u64, latency: i128) -> [u8; 16] {
         use crate::regs::srrctl::{TIMER0SEL_SHIFT, TIMER1SEL_SHIFT};
-        let t1 = split(self.timer_value((srrctl >> TIMER1SEL_SHIFT) & 3, host) + latency);
-        let t0 = split(self.timer_value((srrctl >> TIMER0SEL_SHIFT) & 3, host) + latency);
+        let sel = [(srrctl >> TIMER1SEL_SHIFT) & 3, (srrctl >> TIMER0SEL_SHIFT) & 3];
+        let stamped = self.stamp(sel.map(|s| self.timer_value(s, host)));
+        // A slot whose select names no timer reads 0, stamped or not.
+        let [t1, t0] = [0, 1].map(|i| split(if sel[i] < 2 { stamped[i] + latency } else { latency }));
         let mut h = [0u8; 16];
         h[0..4].copy_from_slice(&t1.1.to_le_bytes());
         h[4..8].copy_from_slice(&t1.0.to_le_bytes());
@@ -814,6 +835,83 @@ mod tests {
         let dw = |i: usize| u32::from_le_bytes(h[4 * i..4 * i + 4].try_into().unwrap());
         assert_eq!((dw(0), dw(1)), (500, 0));
         assert_eq!((dw(2), dw(3)), (500, 2));
+    }
+
+    /// The stamp captured into set 0 at `host`, as TXSTMPL/H_0 read it
+    /// (which frees the set).
+    fn tx_stamp(p: &mut Ptp, host: u64, latency: i128) -> i128 {
+        p.capture_tx(0, false, host, latency);
+        let l = p.read(regs::TXSTMPL_0, host);
+        join(p.read(regs::TXSTMPH_0, host), l)
+    }
+
+    /// The timer1 and timer0 slots of an RX header as igc programs SRRCTL.
+    fn rx_stamps(p: &mut Ptp, host: u64, latency: i128) -> (i128, i128) {
+        let h = p.rx_header(0x4200_4402, host, latency);
+        let dw = |i: usize| u32::from_le_bytes(h[4 * i..4 * i + 4].try_into().unwrap());
+        (join(dw(1), dw(0)), join(dw(3), dw(2)))
+    }
+
+    #[test]
+    fn stamps_are_quantised_systim_reads_exact() {
+        let mut p = Ptp::new(0, PtpConfig::default());
+        p.write(regs::TSYNCTXCTL, 0x10, 0);
+        p.stamping = Noise::new(Stamping { quantum_ps: 8_000, noise_ps: 0 }, 1, 0);
+        for host in [1_000_000_003u64, 1_000_000_008, 1_000_000_015, 2_999_999_999] {
+            let floor8 = i128::from(host) / 8 * 8;
+            assert_eq!(tx_stamp(&mut p, host, 0), floor8, "TX at {host}");
+            // The latency constant is subtracted from the quantised sample.
+            assert_eq!(tx_stamp(&mut p, host, 1325), floor8 - 1325);
+            assert_eq!(rx_stamps(&mut p, host, 0), (floor8, floor8), "RX at {host}");
+            assert_eq!(rx_stamps(&mut p, host, 1485).0, floor8 + 1485);
+            let l = p.read(regs::SYSTIML, host);
+            assert_eq!(join(p.read(regs::SYSTIMH, host), l), i128::from(host), "SYSTIM reads stay exact");
+        }
+        // A 3.2 ns clock (what igc's TIMINCA scaling implies).
+        p.stamping.current.quantum_ps = 3_200;
+        assert_eq!(tx_stamp(&mut p, 7, 0), 6);
+        // Without a quantum or noise, the stamp is the exact sample.
+        p.stamping.current = Stamping::EXACT;
+        assert_eq!(tx_stamp(&mut p, 1_000_000_003, 0), 1_000_000_003);
+        assert_eq!(rx_stamps(&mut p, 1_000_000_003, 0), (1_000_000_003, 1_000_000_003));
+    }
+
+    /// Mean and standard deviation.
+    fn mean_sigma(x: &[f64]) -> (f64, f64) {
+        let mean = x.iter().sum::<f64>() / x.len() as f64;
+        (mean, (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / x.len() as f64).sqrt())
+    }
+
+    #[test]
+    fn stamp_noise_has_the_configured_sigma_tx_and_rx_independently() {
+        const N: u64 = 20_000;
+        // SYSTIM1 runs 5 s behind SYSTIM0: both slots of one RX header carry the same error.
+        let mut p = Ptp::new(0, PtpConfig { freq_error_ppb: 0, initial_offset_ns: 5_000_000_000 });
+        p.write(regs::TSYNCTXCTL, 0x10, 0);
+        p.stamping = Noise::new(Stamping { quantum_ps: 0, noise_ps: 20_000 }, 1, 0);
+        let (mut tx, mut rx) = (Vec::new(), Vec::new());
+        for i in 0..N {
+            let host = 10_000_000_000 + i * 1_000;
+            let exact = 5_000_000_000 + i128::from(host);
+            tx.push((tx_stamp(&mut p, host, 0) - exact) as f64);
+            let (t1, t0) = rx_stamps(&mut p, host, 0);
+            assert_eq!(t0 - exact, t1 - i128::from(host), "one error per RX event");
+            rx.push((t0 - exact) as f64);
+        }
+        for (what, e) in [("TX", &tx), ("RX", &rx)] {
+            let (mean, sigma) = mean_sigma(e);
+            // Whole ns, rounded down: a -0.5 ns bias.
+            assert!((mean + 0.5).abs() < 0.6, "{what} mean {mean}");
+            assert!((sigma - 20.0).abs() < 0.6, "{what} sigma {sigma}, configured 20");
+        }
+        let ((mt, st), (mr, sr)) = (mean_sigma(&tx), mean_sigma(&rx));
+        let corr = tx.iter().zip(&rx).map(|(a, b)| (a - mt) * (b - mr)).sum::<f64>() / (N as f64 * st * sr);
+        assert!(corr.abs() < 0.03, "TX and RX errors correlate: {corr}");
+        // The same seed draws the same errors.
+        let mut q = Ptp::new(0, PtpConfig { freq_error_ppb: 0, initial_offset_ns: 5_000_000_000 });
+        q.write(regs::TSYNCTXCTL, 0x10, 0);
+        q.stamping = Noise::new(p.stamping.current, 1, 0);
+        assert_eq!(tx_stamp(&mut q, 10_000_000_000, 0) - 15_000_000_000, tx[0] as i128);
     }
 
     #[test]

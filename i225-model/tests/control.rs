@@ -17,6 +17,7 @@ use common::{wait_for, Sockets};
 use i225_model::control;
 use i225_model::port::Port;
 use i225_model::regs;
+use i225_model::wire::Frame;
 
 struct Session {
     out: UnixStream,
@@ -71,6 +72,91 @@ fn flat_answers_are_path_value_words() {
     }
     assert_eq!(words.len(), 9);
     assert_eq!(control::flat(&json!([{ "tx_hang": false }, { "tx_hang": true }])), "0.tx_hang=false 1.tx_hang=true");
+}
+
+/// The named counter of port `p`'s cable in `status`.
+fn cable_counter(s: &mut Session, p: usize, name: &str) -> Value {
+    s.ask("status")[p]["cable"]["counters"][name].clone()
+}
+
+#[test]
+fn wire_commands_round_trip() {
+    let (ports, path) = start();
+    let mut s = Session::connect(&path[0]);
+    // The ports of the tests are on the ideal wire: 50 ns, exact stamps.
+    let w = s.ask("wire");
+    assert_eq!((&w["preset"], &w["seed"]), (&json!("ideal"), &json!(1)), "{w}");
+    for (i, p) in w["ports"].as_array().expect("one entry per port").iter().enumerate() {
+        assert_eq!(p["name"], format!("ctl{i}"));
+        assert_eq!((&p["ts_quantum_ns"], &p["ts_noise_ns"]), (&json!(0.0), &json!(0.0)));
+        assert_eq!(p["tx"]["delay_ns"], 50);
+        assert_eq!(
+            (&p["tx"]["jitter_ns"], &p["tx"]["loss"], &p["tx"]["drop_next"]),
+            (&json!(0), &json!(0.0), &json!(0))
+        );
+    }
+
+    let w = s.ask("wire realistic");
+    assert_eq!(w["preset"], "realistic");
+    assert_eq!((&w["ports"][0]["tx"]["delay_ns"], &w["ports"][1]["tx"]["delay_ns"]), (&json!(50), &json!(54)));
+    assert_eq!((&w["ports"][1]["ts_quantum_ns"], &w["ports"][1]["ts_noise_ns"]), (&json!(8.0), &json!(2.0)));
+    assert_eq!(s.ask("wire"), w, "wire answers what the last command set");
+    let w = s.ask("wire noisy");
+    assert_eq!(w["preset"], "noisy");
+    assert_eq!((&w["ports"][1]["tx"]["delay_ns"], &w["ports"][0]["tx"]["jitter_ns"]), (&json!(250), &json!(2000)));
+    assert_eq!(w["ports"][0]["tx"]["loss"], 0.001);
+
+    // One setting, of one port or of both.
+    s.ask("wire ideal");
+    let w = s.ask("wire set delay 300 1");
+    assert_eq!(w["preset"], "custom");
+    assert_eq!((&w["ports"][0]["tx"]["delay_ns"], &w["ports"][1]["tx"]["delay_ns"]), (&json!(50), &json!(300)));
+    let w = s.ask("wire set ts-noise 12.5 0");
+    assert_eq!((&w["ports"][0]["ts_noise_ns"], &w["ports"][1]["ts_noise_ns"]), (&json!(12.5), &json!(0.0)));
+    let w = s.ask("wire set ts-quantum 3.2");
+    assert_eq!((&w["ports"][0]["ts_quantum_ns"], &w["ports"][1]["ts_quantum_ns"]), (&json!(3.2), &json!(3.2)));
+    let w = s.ask("wire set jitter 1000");
+    assert_eq!((&w["ports"][0]["tx"]["jitter_ns"], &w["ports"][1]["tx"]["jitter_ns"]), (&json!(1000), &json!(1000)));
+    assert_eq!(s.ask("wire seed 7")["seed"], 7);
+
+    // Loss and drops, counted per direction.
+    let frame = || Frame { data: vec![0xff; 60], host_ns: 0 };
+    assert_eq!(s.ask("wire drop 2 0")["ports"][0]["tx"]["drop_next"], 2);
+    (0..5).for_each(|_| ports[0].far_end().transmit(frame()));
+    assert_eq!(s.ask("wire set loss 1 0")["ports"][0]["tx"]["loss"], 1.0);
+    (0..3).for_each(|_| ports[0].far_end().transmit(frame()));
+    let tx = s.ask("wire")["ports"][0]["tx"].clone();
+    assert_eq!(
+        (&tx["frames"], &tx["dropped"], &tx["lost"], &tx["drop_next"]),
+        (&json!(8), &json!(2), &json!(3), &json!(0))
+    );
+    assert_eq!((cable_counter(&mut s, 0, "tx_dropped"), cable_counter(&mut s, 0, "tx_lost")), (json!(2), json!(3)));
+    assert_eq!((cable_counter(&mut s, 1, "rx_dropped"), cable_counter(&mut s, 1, "rx_lost")), (json!(2), json!(3)));
+    assert_eq!(cable_counter(&mut s, 1, "tx_frames"), 0);
+
+    writeln!(s.out, "flat wire").unwrap();
+    let line = s.lines.next().expect("an answer").unwrap();
+    assert!(line.split(' ').any(|w| w == "ports.1.tx.delay_ns=300"), "flat wire: {line}");
+
+    // Errors, and the session goes on.
+    assert_eq!(s.ask("wire set delay x"), json!({ "error": "bad value \"x\" for delay" }));
+    assert_eq!(s.ask("wire set loss 1.5"), json!({ "error": "bad value \"1.5\" for loss" }));
+    assert_eq!(s.ask("wire set delay 5 9"), json!({ "error": "no port 9" }));
+    assert!(s.ask("wire set colour 1")["error"].as_str().unwrap().contains("unknown setting"));
+    assert!(s.ask("wire perfect")["error"].as_str().unwrap().contains("unknown wire command"));
+    assert_eq!(s.ask("wire drop"), json!({ "error": "count missing" }));
+
+    // reset-faults: back to the settings the ports were made with.
+    s.ask("wire drop 4");
+    assert_eq!(s.ask("reset-faults"), json!({ "faults": "reset" }));
+    let w = s.ask("wire");
+    assert_eq!((&w["preset"], &w["seed"]), (&json!("ideal"), &json!(1)), "{w}");
+    assert_eq!((&w["ports"][0]["tx"]["drop_next"], &w["ports"][1]["tx"]["drop_next"]), (&json!(0), &json!(0)));
+    assert_eq!(w["ports"][0]["tx"]["frames"], 8, "counts survive");
+
+    for p in &ports {
+        p.shutdown();
+    }
 }
 
 #[test]
