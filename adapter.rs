@@ -99,6 +99,8 @@ pub(crate) struct Adapter {
     #[pin]
     pub(crate) hwstats_copy: SpinLockIrq<stats::HwStats>,
     pub(crate) tx_timeouts: Atomic<u64>,
+    /// ICR.DOUTSYNC interrupts (`stats.doosync`).
+    pub(crate) tx_dma_out_of_sync: Atomic<u64>,
 
     // The watchdog and the reset (`watchdog.rs`).
     pub(crate) watchdog_gen: Atomic<u64>,

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The ethtool operations (`igc_ethtool.c`): driver information, link settings, statistics,
-//! rings, channels and the timestamping capabilities.
+//! self-tests (run by `diag.rs`), rings, channels and the timestamping capabilities.
 
 use kernel::{
     device,
     net::{
         dev::{hwtstamp, Registration},
         ethtool::{
-            self, sof, Channels, DrvInfo, LinkMode, LinkSettings, RingParam, TsInfo, SPEED_UNKNOWN,
+            self, sof, Channels, DrvInfo, LinkMode, LinkSettings, RingParam, SelfTest, TsInfo,
+            SPEED_UNKNOWN,
         },
     },
     netdev_info,
@@ -19,7 +20,7 @@ use kernel::{
 
 use crate::{
     adapter::{Adapter, MAX_RING, MIN_RING},
-    irq,
+    diag, irq,
     netdev::reconfigure,
     phy::Advertise,
     stats,
@@ -114,17 +115,26 @@ impl ethtool::Operations for Adapter {
 
     const STATS_STRINGS: &'static [&'static CStr] = &stats::NAMES;
 
+    const TEST_STRINGS: &'static [&'static CStr] = &diag::NAMES;
+
+    fn self_test(net: &Registration<Self>, test: &mut SelfTest<'_>) {
+        diag::self_test(net, test)
+    }
+
     fn get_ethtool_stats(net: &Registration<Self>, data: &mut [u64]) {
         let hw = net.update_stats();
         let sw = net.sw_totals();
-        let mut queues = [[0u64; 4]; stats::STAT_QUEUES];
+        let mut queues = [stats::QueueValues::default(); stats::STAT_QUEUES];
         for (q, v) in net.queues.iter().zip(queues.iter_mut()) {
-            *v = [
-                q.txc.packets.load(Relaxed),
-                q.txc.bytes.load(Relaxed),
-                q.rxc.packets.load(Relaxed),
-                q.rxc.bytes.load(Relaxed),
-            ];
+            *v = stats::QueueValues {
+                tx_packets: q.txc.packets.load(Relaxed),
+                tx_bytes: q.txc.bytes.load(Relaxed),
+                tx_restart: q.txc.restart.load(Relaxed),
+                rx_packets: q.rxc.packets.load(Relaxed),
+                rx_bytes: q.rxc.bytes.load(Relaxed),
+                rx_csum_err: q.rxc.csum_err.load(Relaxed),
+                rx_alloc_failed: q.rxc.alloc_failed.load(Relaxed),
+            };
         }
         stats::values(&hw, &sw, &queues, data);
     }

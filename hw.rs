@@ -15,7 +15,7 @@ use kernel::{
     time::{delay::fsleep, Delta},
 };
 
-use crate::regs::{BAR0_SIZE, CTRL, EECD, ICR, IMC, RAH, RAL, RCTL, STATUS, TCTL};
+use crate::regs::{TestReg, BAR0_SIZE, CTRL, EECD, ICR, IMC, RAH, RAL, RCTL, STATUS, TCTL};
 
 /// The register space of a bound device, revoked when it is unbound.
 ///
@@ -25,6 +25,8 @@ use crate::regs::{BAR0_SIZE, CTRL, EECD, ICR, IMC, RAH, RAL, RCTL, STATUS, TCTL}
 pub(crate) struct Hw {
     bar: pci::DevresBar<BAR0_SIZE>,
     removed: Atomic<bool>,
+    /// A stale SWSM.SMBI may still be cleared once (`clear_semaphore_once`, see `nvm.rs`).
+    pub(crate) clear_semaphore_once: Atomic<bool>,
 }
 
 impl Hw {
@@ -32,6 +34,7 @@ impl Hw {
         Self {
             bar,
             removed: Atomic::new(false),
+            clear_semaphore_once: Atomic::new(true),
         }
     }
 
@@ -68,6 +71,16 @@ impl Hw {
         if let Some(bar) = self.bar.try_access() {
             let _ = bar.try_write32(val, off);
         }
+    }
+
+    /// Reads a register of the offline register test's table ([`crate::regs::REG_TEST`]).
+    pub(crate) fn test_read(&self, reg: TestReg) -> u32 {
+        self.rd(reg.offset())
+    }
+
+    /// Writes a register of the offline register test's table.
+    pub(crate) fn test_write(&self, reg: TestReg, val: u32) {
+        self.wr(reg.offset(), val)
     }
 
     /// Reads a register: `hw.read(regs::CTRL)`; all ones if the device is gone.

@@ -15,7 +15,9 @@
 //! | `watchdog.rs` | `igc_main.c`: `igc_watchdog_task`, `igc_reset_task` |
 //! | `hw.rs` | `igc_base.c`, `igc_mac.c`: register access, reset, MAC address |
 //! | `desc.rs` | `igc_base.h`: the advanced TX and RX descriptors, the rings |
-//! | `phy.rs` | `igc_phy.c`: MDIC, advertisement, link |
+//! | `phy.rs` | `igc_phy.c`: MDIC, advertisement, power, EEE, link |
+//! | `nvm.rs` | `igc_i225.c`, `igc_nvm.c`: the SW/FW semaphore, NVM reads and checksum |
+//! | `diag.rs` | `igc_diag.c`, `igc_ethtool_diag_test`: the self-tests |
 //! | `irq.rs` | `igc_main.c`: `igc_configure_msix`, `igc_msix_ring`, `igc_intr` |
 //! | `tx.rs` | `igc_main.c`: `igc_xmit_frame_ring`, `igc_tso`, `igc_clean_tx_irq` |
 //! | `rx.rs` | `igc_main.c`: `igc_alloc_rx_buffers`, `igc_clean_rx_irq` |
@@ -26,10 +28,12 @@
 mod adapter;
 mod batch;
 mod desc;
+mod diag;
 mod ethtool;
 mod hw;
 mod irq;
 mod netdev;
+mod nvm;
 mod phy;
 mod probe;
 mod ptp;

@@ -72,9 +72,14 @@ impl Mode {
     }
 }
 
-/// The causes enabled in IMS on the other vector: link status change, time sync.
+/// The causes enabled in IMS on the other vector: link status change, time sync, and as igc
+/// (`igc_irq_enable`) a device reset and DMA out of sync.
 fn ims_other() -> IMS {
-    IMS::zeroed().with_lsc(true).with_ts(true)
+    IMS::zeroed()
+        .with_lsc(true)
+        .with_ts(true)
+        .with_drsta(true)
+        .with_doutsync(true)
 }
 
 /// The causes enabled in IMS on a single vector: [`ims_other`] and the queue causes.
@@ -191,15 +196,7 @@ impl irq::Handler for Handler {
                 if icr.into_raw() == u32::MAX {
                     return IrqReturn::None;
                 }
-                // The carrier is only touched while the datapath runs: after ifdown (and after
-                // unregistration, which comes later) a late link interrupt must not turn it
-                // back on or queue a linkwatch event (`__IGC_DOWN` in igc).
-                if icr.lsc() && net.running.load(Relaxed) {
-                    net.link_changed(net.device());
-                }
-                if icr.ts() {
-                    net.tsync_interrupt();
-                }
+                other_causes(net, icr);
                 if net.running.load(Relaxed) {
                     // Vector 0 again (auto-masked).
                     net.hw.write_reg(EIMS::from_raw(1));
@@ -212,12 +209,7 @@ impl irq::Handler for Handler {
                 if !icr.int_asserted() || icr.into_raw() == u32::MAX {
                     return IrqReturn::None;
                 }
-                if icr.lsc() && net.running.load(Relaxed) {
-                    net.link_changed(net.device());
-                }
-                if icr.ts() {
-                    net.tsync_interrupt();
-                }
+                other_causes(net, icr);
                 if icr.rxt0() || icr.txdw() {
                     // Masked until the poll completes.
                     net.hw.write_reg(imc_queue());
@@ -228,5 +220,26 @@ impl irq::Handler for Handler {
                 IrqReturn::Handled
             }
         }
+    }
+}
+
+/// The causes of ICR that are not a queue's (`igc_msix_other`): a device reset asks for
+/// the reset task, DMA out of sync is counted, a link change updates the carrier, time
+/// sync events are handled. Hard IRQ context.
+fn other_causes(net: &Registration<Adapter>, icr: ICR) {
+    if icr.drsta() {
+        net.schedule_reset();
+    }
+    if icr.doutsync() {
+        net.tx_dma_out_of_sync.fetch_add(1, Relaxed);
+    }
+    // The carrier is only touched while the datapath runs: after ifdown (and after
+    // unregistration, which comes later) a late link interrupt must not turn it back on
+    // or queue a linkwatch event (`__IGC_DOWN` in igc).
+    if icr.lsc() && net.running.load(Relaxed) {
+        net.link_changed(net.device());
+    }
+    if icr.ts() {
+        net.tsync_interrupt();
     }
 }

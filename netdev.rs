@@ -16,7 +16,7 @@ use kernel::{
         },
         skb::{CompletedTxSkb, RxSkb, TxSkb},
     },
-    netdev_info, netdev_warn,
+    netdev_err, netdev_info, netdev_warn,
     prelude::*,
     sync::{atomic::Relaxed, Arc},
     workqueue,
@@ -26,8 +26,9 @@ use crate::{
     adapter::{Adapter, Config, MAX_QUEUES, MC_FILTERS},
     batch::Batch,
     irq,
-    regs::{ICR, MRQC, MRQC_ENABLE_RSS_MQ, MTA, RCTL, RETA, RLPML, RSSRK, RXCSUM, TCTL},
+    regs::{CTRL_EXT, ICR, MRQC, MRQC_ENABLE_RSS_MQ, MTA, RCTL, RETA, RLPML, RSSRK, RXCSUM, TCTL},
     rx::{self, RxRing},
+    stats,
     tx::{self, TxRing},
     watchdog::{next_watchdog, Watchdog},
 };
@@ -182,6 +183,29 @@ pub(crate) fn down(net: &Registration<Adapter>, cfg: &mut Config) -> Rings {
     install_rings(net, [const { None }; MAX_QUEUES])
 }
 
+/// Takes the device from the firmware and powers the PHY up with its advertisement, as
+/// `__igc_open` does before it configures the rings.
+pub(crate) fn power_up(net: &Registration<Adapter>, cfg: &Config) {
+    let dev = net.device();
+    net.hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
+    if let Err(e) = net
+        .hw
+        .phy_power(true)
+        .and_then(|()| net.hw.advertise(cfg.advertise))
+    {
+        netdev_err!(dev, "PHY power up failed ({:?})\n", e);
+    }
+}
+
+/// Gives the device back to the firmware and powers the PHY down (`__igc_close`).
+pub(crate) fn power_down(net: &Registration<Adapter>) {
+    net.hw
+        .update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(false));
+    if let Err(e) = net.hw.phy_power(false) {
+        netdev_err!(net.device(), "PHY power down failed ({:?})\n", e);
+    }
+}
+
 /// Restarts the interface with new settings, if it is up (`igc_set_ringparam`,
 /// `igc_set_channels`). Transactional: the new rings are allocated while the old ones still
 /// run, and on any error the interface keeps its old settings and rings, up as before.
@@ -329,8 +353,11 @@ impl dev::Operations for Adapter {
 
     fn open(net: &Registration<Self>, parent: &device::Device<device::Bound>) -> Result {
         let mut cfg = net.cfg.lock();
-        // `up` leaves the interface untouched when it fails.
-        up(net, parent, &mut cfg)
+        // `igc_power_up_link` and `igc_get_hw_control`: the PHY on, its link set up, the device
+        // the driver's.
+        power_up(net, &cfg);
+        // `up` leaves the interface untouched when it fails; the PHY goes down again.
+        up(net, parent, &mut cfg).inspect_err(|_| power_down(net))
     }
 
     fn stop(net: &Registration<Self>) -> Result {
@@ -338,6 +365,9 @@ impl dev::Operations for Adapter {
         if cfg.up {
             drop(down(net, &mut cfg));
         }
+        // `__igc_close`: the firmware may have the device; `igc_reset` on a device that is not
+        // running: the PHY off, so the link partner sees no link.
+        power_down(net);
         Ok(())
     }
 
@@ -449,16 +479,23 @@ impl dev::Operations for Adapter {
             s.rx_bytes += q.rxc.bytes.load(Relaxed);
             s.tx_packets += q.txc.packets.load(Relaxed);
             s.tx_bytes += q.txc.bytes.load(Relaxed);
-            s.tx_dropped += q.txc.dropped.load(Relaxed);
-            s.rx_errors += q.rxc.errors.load(Relaxed) + q.rxc.csum_err.load(Relaxed);
             s.rx_dropped += q.rxc.alloc_failed.load(Relaxed);
         }
+        // As `igc_update_stats` fills `stats64`, and `ethtool -S` shows.
         let hw = *net.hwstats_copy.lock();
+        let n = stats::NetStats::new(&hw, &net.sw_totals());
         s.multicast = hw.mprc;
+        s.collisions = hw.colc;
+        s.rx_errors = n.rx_errors;
+        s.rx_length_errors = n.rx_length_errors;
         s.rx_crc_errors = hw.crcerrs;
-        s.rx_length_errors = hw.roc + hw.ruc;
+        s.rx_frame_errors = n.rx_frame_errors;
         s.rx_missed_errors = hw.mpc;
-        s.rx_errors += hw.crcerrs + hw.roc + hw.ruc;
+        s.rx_fifo_errors = n.rx_fifo_errors;
+        s.tx_errors = n.tx_errors;
+        s.tx_aborted_errors = hw.ecol;
+        s.tx_window_errors = hw.latecol;
+        s.tx_dropped = n.tx_dropped;
     }
 
     fn set_rx_mode(net: &Registration<Self>, mc: &McList<'_>) {

@@ -6,6 +6,7 @@
 use kernel::{
     debugfs,
     device::{self, Core},
+    dma::DmaMask,
     io::Io,
     net::dev::{self, features, Registration},
     new_mutex, new_spinlock_irq, pci,
@@ -105,12 +106,17 @@ fn identify(pdev: &pci::Device, bar: &regs::Bar0<'_>, info: &PartInfo) -> Result
     Ok(())
 }
 
-/// Resets the MAC, reads the MAC address, takes the device from the firmware and brings the
-/// link up advertising every speed (`igc_reset_hw`, `igc_get_hw_control`, `igc_setup_link`).
+/// Resets the MAC, checks the NVM, reads the MAC address, takes the device from the firmware
+/// and brings the link up advertising every speed (`igc_reset_hw`, `igc_get_hw_control`, `igc_setup_link`).
 fn init_hw(pdev: &pci::Device, hw: &Hw) -> Result<[u8; 6]> {
     if let Err(e) = hw.reset() {
         dev_err!(pdev, "MAC reset did not complete ({:?})\n", e);
         return Err(e);
+    }
+    // `igc_probe`: with a flash part, the NVM must hold a valid checksum.
+    if hw.read(regs::EECD).flash_detected() && hw.validate_nvm_checksum().is_err() {
+        dev_err!(pdev, "The NVM Checksum Is Not Valid\n");
+        return Err(EIO);
     }
     let mac = hw.read_mac();
     if !dev::is_valid_ether_addr(&mac) {
@@ -125,6 +131,7 @@ fn init_hw(pdev: &pci::Device, hw: &Hw) -> Result<[u8; 6]> {
         dev_err!(pdev, "PHY setup failed ({:?})\n", e);
         return Err(e);
     }
+    hw.eee_off();
     match hw.link() {
         Some(l) => dev_info!(
             pdev,
@@ -133,6 +140,11 @@ fn init_hw(pdev: &pci::Device, hw: &Hw) -> Result<[u8; 6]> {
             if l.full_duplex { "full" } else { "half" }
         ),
         None => dev_info!(pdev, "link down\n"),
+    }
+    // Until the interface is opened, as `igc_reset` leaves a device that is not running.
+    if let Err(e) = hw.phy_power(false) {
+        dev_err!(pdev, "PHY power down failed ({:?})\n", e);
+        return Err(e);
     }
     Ok(mac)
 }
@@ -173,6 +185,10 @@ impl pci::Driver for RigcDriver {
     type Data<'bound> = Rigc;
 
     const ID_TABLE: pci::IdTable<Self::IdInfo> = &PCI_TABLE;
+
+    /// The I225 addresses 64 bits (`igc_probe`: `dma_set_mask_and_coherent(.., 64)`, which
+    /// fails the probe if the platform cannot), so no buffer is bounced through swiotlb.
+    const DMA_MASK: Option<DmaMask> = Some(DmaMask::new::<64>());
 
     fn probe<'bound>(
         pdev: &'bound pci::Device<Core<'_>>,
@@ -217,6 +233,7 @@ impl pci::Driver for RigcDriver {
             watchdog <- new_mutex!(None),
             running: Atomic::new(false),
             tx_timeouts: Atomic::new(0),
+            tx_dma_out_of_sync: Atomic::new(0),
             reset_task <- new_spinlock_irq!(None, "rigc_reset_task"),
             link_mbps: Atomic::new(0),
             ptp <- ptp::Ptp::new(),
@@ -307,6 +324,11 @@ impl pci::Driver for RigcDriver {
             this.net.device().name(),
             this.info.name
         );
+        // The firmware may have the device back (`igc_release_hw_control` in `igc_remove`);
+        // the unregistration that follows closes the interface and powers the PHY down.
+        this.net
+            .hw
+            .update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(false));
         // Nothing queues the reset after this; wait for one that is queued or running. The
         // RTNL is not held here (the unregistration comes after), so waiting cannot deadlock.
         let task = this.net.reset_task.lock().take();

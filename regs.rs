@@ -137,6 +137,10 @@ register! {
     pub(crate) ICR(u32) @ 0x01500 {
         /// An interrupt was asserted (INTx/MSI: the cause is this device's).
         31:31 int_asserted => bool;
+        /// Device reset asserted: the device must be reset and set up again.
+        30:30 drsta => bool;
+        /// The NIC's DMA is out of sync.
+        28:28 doutsync => bool;
         /// Time sync: read TSICR.
         19:19 ts => bool;
         /// Receive timer (legacy/MSI mode).
@@ -149,6 +153,8 @@ register! {
 
     /// Interrupt Mask Set; the bits of [`ICR`].
     pub(crate) IMS(u32) @ 0x01508 {
+        30:30 drsta => bool;
+        28:28 doutsync => bool;
         19:19 ts => bool;
         7:7 rxt0 => bool;
         2:2 lsc => bool;
@@ -392,6 +398,45 @@ register! {
     pub(crate) TPR(u32) @ 0x040D0 { 31:0 count; }
     /// Total packets transmitted.
     pub(crate) TPT(u32) @ 0x040D4 { 31:0 count; }
+    /// Alignment error count.
+    pub(crate) ALGNERRC(u32) @ 0x04004 { 31:0 count; }
+    /// Single collision count.
+    pub(crate) SCC(u32) @ 0x04014 { 31:0 count; }
+    /// Excessive collisions count.
+    pub(crate) ECOL(u32) @ 0x04018 { 31:0 count; }
+    /// Multiple collision count.
+    pub(crate) MCC(u32) @ 0x0401C { 31:0 count; }
+    /// Late collisions count.
+    pub(crate) LATECOL(u32) @ 0x04020 { 31:0 count; }
+    /// Collision count.
+    pub(crate) COLC(u32) @ 0x04028 { 31:0 count; }
+    /// Receive error count (igc adds it to the collisions).
+    pub(crate) RERC(u32) @ 0x0402C { 31:0 count; }
+    /// Defer count.
+    pub(crate) DC(u32) @ 0x04030 { 31:0 count; }
+    /// XON received count.
+    pub(crate) XONRXC(u32) @ 0x04048 { 31:0 count; }
+    /// XON transmitted count.
+    pub(crate) XONTXC(u32) @ 0x0404C { 31:0 count; }
+    /// XOFF received count.
+    pub(crate) XOFFRXC(u32) @ 0x04050 { 31:0 count; }
+    /// XOFF transmitted count.
+    pub(crate) XOFFTXC(u32) @ 0x04054 { 31:0 count; }
+    /// Management packets received count.
+    pub(crate) MGTPRC(u32) @ 0x040B4 { 31:0 count; }
+    /// Management packets dropped count.
+    pub(crate) MGTPDC(u32) @ 0x040B8 { 31:0 count; }
+    /// Management packets transmitted count.
+    pub(crate) MGTPTC(u32) @ 0x040BC { 31:0 count; }
+    /// TCP segmentation contexts transmitted count.
+    pub(crate) TSCTC(u32) @ 0x040F8 { 31:0 count; }
+    /// EEE TX LPI count.
+    pub(crate) TLPIC(u32) @ 0x04148 { 31:0 count; }
+    /// EEE RX LPI count.
+    pub(crate) RLPIC(u32) @ 0x0414C { 31:0 count; }
+    /// Receive queue drop packet count; on the I225 not cleared by the read, so written 0
+    /// after it (`igc_update_stats`).
+    pub(crate) RQDPC(u32)[4, stride = 0x40] @ 0x0C030 { 31:0 count; }
     /// Multicast packets transmitted count.
     pub(crate) MPTC(u32) @ 0x040F0 { 31:0 count; }
     /// Broadcast packets transmitted count.
@@ -477,7 +522,151 @@ register! {
         1:1 txts => bool;
         0:0 sys_wrap => bool;
     }
+
+    /// Energy Efficient Ethernet control.
+    pub(crate) EEER(u32) @ 0x00E30 {
+        /// Low-power idle also while flow control pauses.
+        18:18 lpi_fc => bool;
+        /// RX low-power idle.
+        17:17 rx_lpi_en => bool;
+        /// TX low-power idle.
+        16:16 tx_lpi_en => bool;
+    }
+
+    /// Internal PHY configuration: which speeds advertise EEE.
+    pub(crate) IPCNFG(u32) @ 0x00E38 {
+        4:4 eee_2_5g_an => bool;
+        3:3 eee_1g_an => bool;
+        2:2 eee_100m_an => bool;
+    }
+
+    /// Software semaphore: the driver's half (SMBI, set by the read that finds it clear) and
+    /// the one it shares with the firmware (SWESMBI, latched only if the firmware lets go).
+    pub(crate) SWSM(u32) @ 0x05B50 {
+        /// Software/firmware semaphore.
+        1:1 swesmbi => bool;
+        /// Driver semaphore.
+        0:0 smbi => bool;
+    }
+
+    /// Software/firmware synchronisation: which resource the driver (bits 15:0) or the
+    /// firmware (bits 31:16) owns, one bit per resource ([`SwFwResource`]).
+    pub(crate) SW_FW_SYNC(u32) @ 0x05B5C {
+        31:16 fw;
+        15:0 sw;
+    }
+
+    /// NVM read through the shadow RAM (`igc_read_nvm_eerd`).
+    pub(crate) EERD(u32) @ 0x12014 {
+        /// The word read.
+        31:16 data;
+        /// Word address.
+        15:2 addr;
+        /// The read completed.
+        1:1 done => bool;
+        /// Starts a read.
+        0:0 start => bool;
+    }
 }
+
+/// The resources [`SW_FW_SYNC`] arbitrates (`IGC_SWFW_EEP_SM`, `IGC_SWFW_PHY0_SM`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SwFwResource {
+    Nvm = 0x1,
+    Phy = 0x2,
+}
+
+/// The NVM words 0 up to this one (the checksum word) sum to [`NVM_SUM`].
+pub(crate) const NVM_CHECKSUM_REG: u16 = 0x3F;
+pub(crate) const NVM_SUM: u16 = 0xBABA;
+
+/// A register the offline register test (`igc_diag.c`) may access by offset. Only this module
+/// makes one, from the table below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TestReg(usize);
+
+impl TestReg {
+    /// The register's offset in BAR0.
+    pub(crate) fn offset(self) -> usize {
+        self.0
+    }
+
+    /// The register `bytes` further on (the next queue's, the next table entry).
+    pub(crate) fn plus(self, bytes: usize) -> Self {
+        Self(self.0 + bytes)
+    }
+}
+
+/// How a register of [`REG_TEST`] is tested (`igc_diag.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RegTestKind {
+    /// The four patterns written and read back, `count` registers 0x40 apart (one per queue).
+    Pattern,
+    /// `write & mask` written, the `mask` bits read back, `count` registers 0x40 apart.
+    SetRead,
+    /// Patterns on the low halves of a table of 64-bit entries.
+    Table64Lo,
+    /// Patterns on the high halves of a table of 64-bit entries.
+    Table64Hi,
+    /// Patterns on a table of 32-bit entries.
+    Table32,
+}
+
+/// One row of [`REG_TEST`]: `struct igc_reg_test`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RegTest {
+    pub(crate) reg: TestReg,
+    pub(crate) count: usize,
+    pub(crate) kind: RegTestKind,
+    /// The bits that must read back as written.
+    pub(crate) mask: u32,
+    /// The bits written.
+    pub(crate) write: u32,
+}
+
+const fn rt(off: usize, count: usize, kind: RegTestKind, mask: u32, write: u32) -> RegTest {
+    RegTest {
+        reg: TestReg(off),
+        count,
+        kind,
+        mask,
+        write,
+    }
+}
+
+/// The STATUS bits the register test writes; they must read back unchanged (`igc_reg_test`).
+pub(crate) const STATUS_TEST: TestReg = TestReg(0x00008);
+pub(crate) const STATUS_TOGGLE: u32 = 0x0068_00D3;
+
+/// The register test's table, `reg_test[]` of `igc_diag.c`, row for row. Offsets from
+/// `igc_regs.h`: FCAL 0x28, FCAH 0x2C, FCT 0x30, RDBAH/RDBAL/RDLEN/RDT of queue 0, FCRTH 0x2168,
+/// FCTTV 0x170, TIPG 0x410, TDBAH/TDBAL/TDLEN/TDT of queue 0, RCTL, TCTL, RA 0x5400, MTA.
+pub(crate) const REG_TEST: [RegTest; 21] = {
+    use RegTestKind::*;
+    [
+        rt(0x00028, 1, Pattern, 0xFFFF_FFFF, 0xFFFF_FFFF),
+        rt(0x0002C, 1, Pattern, 0x0000_FFFF, 0xFFFF_FFFF),
+        rt(0x00030, 1, Pattern, 0x0000_FFFF, 0xFFFF_FFFF),
+        rt(0x0C004, 4, Pattern, 0xFFFF_FFFF, 0xFFFF_FFFF),
+        rt(0x0C000, 4, Pattern, 0xFFFF_FF80, 0xFFFF_FF80),
+        rt(0x0C008, 4, Pattern, 0x000F_FF80, 0x000F_FFFF),
+        rt(0x0C018, 4, Pattern, 0x0000_FFFF, 0x0000_FFFF),
+        rt(0x02168, 1, Pattern, 0x0003_FFF0, 0x0003_FFF0),
+        rt(0x00170, 1, Pattern, 0x0000_FFFF, 0x0000_FFFF),
+        rt(0x00410, 1, Pattern, 0x3FFF_FFFF, 0x3FFF_FFFF),
+        rt(0x0E004, 4, Pattern, 0xFFFF_FFFF, 0xFFFF_FFFF),
+        rt(0x0E000, 4, Pattern, 0xFFFF_FF80, 0xFFFF_FF80),
+        rt(0x0E008, 4, Pattern, 0x000F_FF80, 0x000F_FFFF),
+        rt(0x0E018, 4, Pattern, 0x0000_FFFF, 0x0000_FFFF),
+        rt(0x00100, 1, SetRead, 0xFFFF_FFFF, 0x0000_0000),
+        rt(0x00100, 1, SetRead, 0x04CF_B2FE, 0x003F_FFFB),
+        rt(0x00100, 1, SetRead, 0x04CF_B2FE, 0xFFFF_FFFF),
+        rt(0x00400, 1, SetRead, 0xFFFF_FFFF, 0x0000_0000),
+        rt(0x05400, 16, Table64Lo, 0xFFFF_FFFF, 0xFFFF_FFFF),
+        rt(0x05400, 16, Table64Hi, 0x900F_FFFF, 0xFFFF_FFFF),
+        rt(0x05200, 128, Table32, 0xFFFF_FFFF, 0xFFFF_FFFF),
+    ]
+};
 
 /// [`MDIC`] operations.
 pub(crate) const MDIC_OP_WRITE: u32 = 1;

@@ -14,7 +14,7 @@ use kernel::{
 };
 
 use crate::{
-    adapter::{Adapter, WATCHDOG_MS},
+    adapter::{Adapter, Config, WATCHDOG_MS},
     netdev::{down, up_with},
     ptp,
     regs::{CTRL, CTRL_EXT},
@@ -159,17 +159,26 @@ fn reset_after_hang(net: &Registration<Adapter>) {
     let saved = net.systim_read(None).as_nanos();
     let since = Instant::<Monotonic>::now();
     let rings = down(net, &mut cfg);
+    reset_mac(net, &cfg);
+    net.ptp_restore(saved, since, cfg.queues);
+    up_with(net, &mut cfg, rings, wd);
+}
+
+/// The MAC part of `igc_reset`: the global reset, then the driver owns the device again, the
+/// link is set up and the advertisement restored. The caller has the interface down (or
+/// never up) and restores the PHC after. Process context.
+pub(crate) fn reset_mac(net: &Registration<Adapter>, cfg: &Config) {
+    let dev = net.device();
     if let Err(e) = net.hw.reset() {
         netdev_err!(dev, "MAC reset did not complete ({:?})\n", e);
     }
-    // `igc_reset` after `reset_hw`: the driver owns the device, link up, the advertisement.
     net.hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
     net.hw.update(CTRL, |c: CTRL| c.with_slu(true));
     if let Err(e) = net.hw.advertise(cfg.advertise) {
         netdev_err!(dev, "PHY setup failed ({:?})\n", e);
     }
-    net.ptp_restore(saved, since, cfg.queues);
-    up_with(net, &mut cfg, rings, wd);
+    // "Re-establish EEE setting": off.
+    net.hw.eee_off();
 }
 
 impl Adapter {

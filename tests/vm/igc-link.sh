@@ -30,15 +30,6 @@ done
 # tests, the interface closed and reopened) on one port, online (link) on the
 # other, at once. The register test failed at FCAH on the kinder model.
 set -- $(port_ifaces igc)
-ethtool -t "$1" offline >/tmp/selftest-offline 2>&1 &
-ethtool -t "$2" online >/tmp/selftest-online 2>&1
-wait
-check "ethtool -t $1 offline: PASS (register, EEPROM and link tests)" \
-	sh -c "grep -q 'The test result is PASS' /tmp/selftest-offline &&
-	       grep -qE 'Register test +\(offline\)[[:space:]]+0$' /tmp/selftest-offline || { cat /tmp/selftest-offline; false; }"
-check "ethtool -t $2 online: PASS" \
-	sh -c "grep -q 'The test result is PASS' /tmp/selftest-online || { cat /tmp/selftest-online; false; }"
-check "$1: link back after the offline test" sh -c \
-	'for _ in $(seq 50); do [ "$(cat /sys/class/net/$1/carrier 2>/dev/null)" = 1 ] && exit 0; sleep 0.2; done; exit 1' _ "$1"
+selftest_checks "$1" "$2"
 check "no warning or oops in dmesg" no_kernel_splat
 tap_done

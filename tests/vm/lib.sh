@@ -558,3 +558,28 @@ link_loss_checks() {
 	wait "$client" 2>/dev/null
 	check "link loss: carrier and ping a -> b once the cables are back" _carrier_ping "$A"
 }
+
+# selftest_checks IF_OFFLINE IF_ONLINE: ethtool -t offline on the first port
+# and online on the second, at once (as igc_diag.c and rigc's diag.rs run
+# them: link, then registers and NVM checksum with the interface closed);
+# both must pass with every result 0, and the first port's carrier return.
+selftest_checks() {
+	ethtool -t "$1" offline >/tmp/selftest-offline 2>&1 &
+	ethtool -t "$2" online >/tmp/selftest-online 2>&1
+	wait
+	check "ethtool -t $1 offline: PASS (register, EEPROM and link tests)" \
+		sh -c "grep -q 'The test result is PASS' /tmp/selftest-offline &&
+		       grep -qE 'Register test +\(offline\)[[:space:]]+0$' /tmp/selftest-offline &&
+		       grep -qE 'Eeprom test +\(offline\)[[:space:]]+0$' /tmp/selftest-offline &&
+		       grep -qE 'Link test +\(on/offline\)[[:space:]]+0$' /tmp/selftest-offline ||
+		       { cat /tmp/selftest-offline; false; }"
+	check "ethtool -t $2 online: PASS" \
+		sh -c "grep -q 'The test result is PASS' /tmp/selftest-online || { cat /tmp/selftest-online; false; }"
+	check "$1: link back after the offline test" sh -c \
+		'for _ in $(seq 50); do [ "$(cat /sys/class/net/$1/carrier 2>/dev/null)" = 1 ] && exit 0; sleep 0.2; done; exit 1' _ "$1"
+}
+
+# stats_names IFACE: the names ethtool -S prints for IFACE, one per line.
+stats_names() {
+	ethtool -S "$1" | sed -n 's/^ *\([^:]*\): .*/\1/p'
+}

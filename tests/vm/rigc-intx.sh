@@ -8,7 +8,7 @@
 # splat check after the test covers use-after-free reports, warnings and
 # leaks. The boot also has init_on_free=1, for rigc-late-dma.sh, which shares
 # it.
-# lab-vm: --driver rigc --ports 2 --append pci=nomsi --append init_on_free=1
+# lab-vm: --driver rigc --ports 2 --memory 5G --append pci=nomsi --append init_on_free=1 --append swiotlb=track_hiwater
 # lab-lane: timing (it shares the INTx boot of rigc-late-dma)
 . "$(dirname "$0")/lib.sh"
 

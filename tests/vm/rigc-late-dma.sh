@@ -12,7 +12,7 @@
 # ones run) and rmmod each disable the queues; none may change a ring within
 # 4 ms of the disable.
 # It shares the boot of rigc-intx.sh (one queue pair on INTx).
-# lab-vm: --driver rigc --ports 2 --append pci=nomsi --append init_on_free=1
+# lab-vm: --driver rigc --ports 2 --memory 5G --append pci=nomsi --append init_on_free=1 --append swiotlb=track_hiwater
 # lab-lane: timing (the model's late DMA must run on time to be judged)
 . "$(dirname "$0")/lib.sh"
 
