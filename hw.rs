@@ -74,13 +74,13 @@ impl Hw {
     }
 
     /// Reads a register of the offline register test's table ([`crate::regs::REG_TEST`]).
-    pub(crate) fn test_read(&self, reg: TestReg) -> u32 {
-        self.rd(reg.offset())
+    pub(crate) fn test_read(&self, t: TestReg) -> u32 {
+        self.rd(t.offset())
     }
 
     /// Writes a register of the offline register test's table.
-    pub(crate) fn test_write(&self, reg: TestReg, val: u32) {
-        self.wr(reg.offset(), val)
+    pub(crate) fn test_write(&self, t: TestReg, val: u32) {
+        self.wr(t.offset(), val)
     }
 
     /// Reads a register: `hw.read(regs::CTRL)`; all ones if the device is gone.

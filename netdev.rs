@@ -385,6 +385,12 @@ impl dev::Operations for Adapter {
             qp.txc.dropped.fetch_add(1, Relaxed);
             return Xmit::Ok;
         };
+        // `igc_xmit_frame`: "The minimum packet size with TCTL.PSP set is 17 bytes so pad the
+        // skb in order to meet this minimum size requirement" (the MAC drops shorter ones).
+        let Some(skb) = skb.put_padto(tx::MIN_FRAME) else {
+            qp.txc.dropped.fetch_add(1, Relaxed);
+            return Xmit::Ok;
+        };
         match r.xmit(&net.hw, net.device(), parent, &qp.txc, &**net, skb) {
             Ok(()) => Xmit::Ok,
             Err(skb) => Xmit::Busy(skb),

@@ -106,8 +106,9 @@ fn identify(pdev: &pci::Device, bar: &regs::Bar0<'_>, info: &PartInfo) -> Result
     Ok(())
 }
 
-/// Resets the MAC, checks the NVM, reads the MAC address, takes the device from the firmware
-/// and brings the link up advertising every speed (`igc_reset_hw`, `igc_get_hw_control`, `igc_setup_link`).
+/// Resets the MAC, checks the NVM, reads the MAC address, takes the device from the firmware,
+/// brings the link up advertising every speed, then powers the PHY down until the interface is
+/// opened (`igc_reset_hw`, `igc_get_hw_control`, `igc_setup_link`, `igc_reset`).
 fn init_hw(pdev: &pci::Device, hw: &Hw) -> Result<[u8; 6]> {
     if let Err(e) = hw.reset() {
         dev_err!(pdev, "MAC reset did not complete ({:?})\n", e);

@@ -39,6 +39,9 @@ pub(crate) const CLEAN_LIMIT: usize = 128;
 pub(crate) const TX_BATCH: usize = 32;
 /// Largest segment one data descriptor carries.
 const MAX_DATA_PER_TXD: u32 = 1 << 15;
+/// The shortest packet the MAC sends with TCTL.PSP set (igc: `skb_put_padto(skb, 17)`); it pads
+/// that up to 60 bytes.
+pub(crate) const MIN_FRAME: u32 = 17;
 
 /// Software counters of one TX queue, read without locks by the statistics paths.
 pub(crate) struct TxCounters {
