@@ -385,10 +385,20 @@ wait_log() {
 }
 
 _carrier_ping() {
-	# Up to 10 s for the first reply: after a reset and a renegotiation the
-	# first echo requests may be lost (C igc too, on the model), traffic must
-	# flow again within that.
-	wait_carrier a "$1" && ip netns exec a ping -c 3 -w 10 10.0.0.2 && return 0
+	local i
+	# Up to 10 pings (about 10 s) for the first reply: after a reset and a
+	# renegotiation the first echo requests, or the ARP requests before
+	# them, may be lost (C igc too, on the model); traffic must flow again
+	# within that. Not one `ping -w 10`: with a deadline, iputils' ping
+	# stops at the first error, and an ARP resolution that failed once
+	# ("Destination Host Unreachable") is such an error (seen with igc).
+	if wait_carrier a "$1"; then
+		for i in $(seq 10); do
+			ip netns exec a ping -c 1 -W 1 10.0.0.2 >/dev/null 2>&1 &&
+				ip netns exec a ping -c 3 -W 2 10.0.0.2 && return 0
+			sleep 0.2
+		done
+	fi
 	# What went wrong, for the log: the driver's and the model's view.
 	dmesg | tail -n 12
 	$MODEL_CTL status 2>&1 | head -c 1200
