@@ -9,6 +9,9 @@
 //!                             packet buffer to a link change or reset
 //!                             (`tx_flushed`), the TX packet buffer
 //! mmio PORT                   BAR0 accesses per register
+//! reg PORT OFFSET             a register's value (OFFSET in hex), read
+//!                             without side effects; refused for the ones
+//!                             whose read has one (statistics, ICR, SYSTIM)
 //! irqs PORT                   interrupts delivered per line
 //! queues PORT                 packets/bytes/drops per TX and RX queue; per TX
 //!                             queue the frames in the TX packet buffer
@@ -21,6 +24,8 @@
 //! cable plug|unplug           connect or disconnect every port's cable
 //!                             (the wire, TAP devices)
 //! vanish PORT on|off          device falls off the bus (reads all ones)
+//! no-auto-rd PORT on|off      EECD.AUTO_RD stays clear after each MAC reset
+//!                             (an NVM auto-read that never completes)
 //! tx-hang PORT                the TX unit hangs (no descriptor fetched)
 //!                             until the next MAC reset
 //! late-rx-dma PORT MS         each RX queue disabled with descriptors posted
@@ -183,6 +188,15 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 .collect();
             Value::Object(regs)
         })),
+        "reg" => {
+            let p = port(ports, arg(1))?;
+            let text = arg(2).ok_or("register offset missing")?;
+            let off = u32::from_str_radix(text.trim_start_matches("0x"), 16)
+                .map_err(|_| format!("bad register offset {text} (hex)"))?;
+            let val = p.with_device(|d| d.mac.peek(off));
+            let val = val.ok_or_else(|| format!("register {off:#x} cannot be read without side effects"))?;
+            Ok(json!({ "offset": format!("{off:#07x}"), "value": format!("{val:#010x}") }))
+        }
         "irqs" => Ok(port(ports, arg(1))?.with_device(|d| {
             let c = d.irqs.counts();
             json!({ "mode": format!("{:?}", d.irqs.mode()), "intx": c.intx, "msi": c.msi, "msix": c.msix,
@@ -272,6 +286,12 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 p.far_end().set_connected(true);
             }
             Ok(json!({ "faults": "reset" }))
+        }
+        "no-auto-rd" => {
+            let p = port(ports, arg(1))?;
+            let on = on_off(arg(2))?;
+            p.with_device(|d| d.mac.faults.no_auto_rd = on);
+            Ok(json!({ "no_auto_rd": on }))
         }
         "tx-hang" => {
             let p = port(ports, arg(1))?;

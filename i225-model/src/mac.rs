@@ -48,6 +48,11 @@ pub struct MacFaults {
     /// descriptors posted is cleared, the frame in flight completes into the
     /// head descriptor this many ms later (0: never). See [`rx::LateRxDma`].
     pub late_rx_dma_ms: u32,
+    /// The NVM auto-read never completes: EECD.AUTO_RD stays clear after a
+    /// MAC reset, as with the blank NVM of the I225 parts that have none
+    /// programmed (IDs 0x125F and 0x15FD). igc logs it and goes on
+    /// (`igc_get_auto_rd_done`; `igc_probe` ignores the reset's result).
+    pub no_auto_rd: bool,
 }
 
 /// Per-queue traffic counters (for the control socket).
@@ -167,7 +172,8 @@ impl Mac {
     pub fn reset(&mut self) {
         let now = self.now();
         self.regs.fill(0);
-        self.set_reg(regs::EECD, self.nvm.eecd_bits() | eecd::AUTO_RD);
+        let auto_rd = if self.faults.no_auto_rd { 0 } else { eecd::AUTO_RD };
+        self.set_reg(regs::EECD, self.nvm.eecd_bits() | auto_rd);
         let mac = self.nvm.mac();
         self.set_reg(regs::RAL0, u32::from_le_bytes([mac[0], mac[1], mac[2], mac[3]]));
         self.set_reg(regs::RAH0, u32::from(u16::from_le_bytes([mac[4], mac[5]])) | rah::AV);
@@ -337,6 +343,27 @@ impl Mac {
             s |= status::GIO_MASTER_ENABLE;
         }
         s
+    }
+
+    /// A 32-bit register as the driver last left it, read without any side
+    /// effect (for the control socket's `reg`): the registers that are plain
+    /// storage, the PTP unit's settings and the interrupt block's. `None` for
+    /// those whose read has an effect or a value of the moment (STATUS, EERD,
+    /// SWSM, the statistics counters, ICR, EICR, SYSTIM), and past the BAR.
+    pub fn peek(&mut self, off: u32) -> Option<u32> {
+        if !off.is_multiple_of(4) || off >= regs::BAR0_SIZE as u32 || Stats::contains(off) {
+            return None;
+        }
+        match off {
+            regs::STATUS | regs::EERD | regs::SRWR | regs::SWSM | regs::ICR | regs::EICR => None,
+            regs::SYSTIML | regs::SYSTIMH | regs::SYSTIMR => None,
+            regs::SYSTIML_1 | regs::SYSTIMH_1 | regs::SYSTIMR_1 => None,
+            o if Ptp::contains(o) => {
+                let now = self.now();
+                Some(self.ptp.read(o, now))
+            }
+            o => Some(self.intr.read(o).unwrap_or_else(|| self.reg(o))),
+        }
     }
 
     /// A 32-bit register read with its side effects.
@@ -683,6 +710,20 @@ pub(crate) mod tests {
         // A MAC reset clears SLU: the link is down until the driver sets it again.
         m.write32(regs::CTRL, ctrl::RST, &NoMemory);
         assert_eq!(m.read32(regs::STATUS) & status::LU, 0);
+    }
+
+    #[test]
+    fn no_auto_rd_fault_leaves_eecd_auto_rd_clear() {
+        let (mut m, _) = new_mac();
+        assert_ne!(m.read32(regs::EECD) & eecd::AUTO_RD, 0, "read at reset");
+        m.faults.no_auto_rd = true;
+        m.write32(regs::CTRL, ctrl::RST, &NoMemory);
+        assert_eq!(m.read32(regs::EECD) & eecd::AUTO_RD, 0, "never read after the reset");
+        // The MAC address is still there (the model has one; a blank part would not).
+        assert_ne!(m.read32(regs::RAH0) & rah::AV, 0);
+        m.faults.no_auto_rd = false;
+        m.write32(regs::CTRL, ctrl::RST, &NoMemory);
+        assert_ne!(m.read32(regs::EECD) & eecd::AUTO_RD, 0, "read again");
     }
 
     #[test]
