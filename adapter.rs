@@ -59,7 +59,7 @@ impl QueuePair {
 }
 
 /// Settings changed in process context, and whether the interface is up.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Config {
     pub(crate) up: bool,
     pub(crate) tx_ring: u32,

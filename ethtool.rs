@@ -14,7 +14,7 @@ use kernel::{
     },
     netdev_info,
     prelude::*,
-    str::CStr,
+    str::{CStr, CString},
     sync::atomic::Relaxed,
 };
 
@@ -41,6 +41,13 @@ impl ethtool::Operations for Adapter {
 
     fn get_drvinfo(net: &Registration<Self>, info: &mut DrvInfo<'_>) {
         info.set_driver(c"rigc");
+        // As `igc_ethtool_get_drvinfo`: "NVM:gPHY" in hex, the NVM image's version and the
+        // PHY's firmware version, each 0 when it cannot be read.
+        let nvm = net.hw.nvm_version().unwrap_or(0);
+        let gphy = net.hw.phy_fw_version().unwrap_or(0);
+        if let Ok(version) = CString::try_from_fmt(fmt!("{nvm:x}:{gphy:x}")) {
+            info.set_fw_version(&version);
+        }
         let dev: &device::Device = net.pdev.as_ref();
         info.set_bus_info(dev.name());
     }

@@ -207,13 +207,20 @@ impl Hw {
         self.flush();
         fsleep(Delta::from_millis(10));
         self.update(CTRL, |c: CTRL| c.with_rst(true));
-        // igc_get_auto_rd_done: up to 10 ms for EECD.AUTO_RD.
-        self.poll(
+        // igc_get_auto_rd_done: up to 10 ms for EECD.AUTO_RD. As in igc, a part whose NVM has
+        // not been read by then (a blank NVM, IDs 0x125F and 0x15FD) is said so in the debug
+        // log and goes on: `igc_probe` and `igc_reset` do not fail on it. A device that is
+        // gone still fails the reset.
+        match self.poll(
             EECD,
             Delta::from_millis(1),
             Delta::from_millis(10),
             |e: EECD| e.auto_rd(),
-        )?;
+        ) {
+            Err(e) if e == ENODEV => return Err(e),
+            Err(_) => pr_debug!("rigc: Auto read by HW from NVM has not completed.\n"),
+            Ok(()) => {}
+        }
         self.write_reg(IMC::from_raw(u32::MAX));
         let _ = self.read(ICR);
         Ok(())

@@ -208,7 +208,9 @@ pub(crate) fn power_down(net: &Registration<Adapter>) {
 
 /// Restarts the interface with new settings, if it is up (`igc_set_ringparam`,
 /// `igc_set_channels`). Transactional: the new rings are allocated while the old ones still
-/// run, and on any error the interface keeps its old settings and rings, up as before.
+/// run, and on any error the interface keeps its old settings and rings, up as before. Settings
+/// that do not change anything change nothing: no restart, the link stays (as igc returns
+/// early from both).
 pub(crate) fn reconfigure(
     net: &Registration<Adapter>,
     parent: &device::Device<device::Bound>,
@@ -218,6 +220,9 @@ pub(crate) fn reconfigure(
     let old = *cfg;
     let mut new = old;
     change(&mut new);
+    if new == old {
+        return Ok(());
+    }
     if !cfg.up {
         net.set_real_num_queues(new.queues as u32, new.queues as u32)?;
         *cfg = new;
@@ -273,34 +278,54 @@ impl Adapter {
                     .with_e3(e[3]),
             );
         }
-        hw.write_reg(
-            RXCSUM::zeroed()
-                .with_pcsd(true)
+        // As `igc_setup_mrqc`: the checksum offloads as they come out of reset (TUOFL, IPOFL),
+        // the hash in the descriptor instead of the raw checksum (PCSD), the SCTP offload
+        // (CRCOFL), and RSS on whatever the number of queues (with one, every entry is 0).
+        hw.update(RXCSUM, |c: RXCSUM| {
+            c.with_pcsd(true)
+                .with_crcofl(true)
                 .with_tuofl(true)
-                .with_ipofl(true),
-        );
-        let mrqc = MRQC::zeroed()
-            .with_rss_field_ipv4(true)
-            .with_rss_field_ipv4_tcp(true)
-            .with_rss_field_ipv6(true)
-            .with_rss_field_ipv6_tcp(true)
-            .with_rss_field_ipv6_tcp_ex(true);
-        hw.write_reg(if queues > 1 {
-            mrqc.with_const_enable::<MRQC_ENABLE_RSS_MQ>()
-        } else {
-            mrqc
+                .with_ipofl(true)
         });
+        hw.write_reg(
+            MRQC::zeroed()
+                .with_rss_field_ipv4(true)
+                .with_rss_field_ipv4_tcp(true)
+                .with_rss_field_ipv6(true)
+                .with_rss_field_ipv6_tcp(true)
+                .with_rss_field_ipv6_tcp_ex(true)
+                .with_const_enable::<MRQC_ENABLE_RSS_MQ>(),
+        );
         if let Ok(rlpml) = rlpml(dev.mtu()) {
             hw.write_reg(rlpml);
         }
-        let mut addrs = [[0u8; 6]; MC_FILTERS];
-        let n = dev.mc_addrs(&mut addrs);
-        self.write_rx_mode(dev, &addrs, n);
+        self.set_rx_mode_from(dev, |buf| dev.mc_addrs(buf));
     }
 
     /// Unicast/multicast promiscuity and the multicast hash table (`igc_set_rx_mode`,
-    /// `igc_hash_mc_addr`).
-    pub(crate) fn write_rx_mode(&self, dev: &Device, addrs: &[[u8; 6]; MC_FILTERS], n: usize) {
+    /// `igc_write_mc_addr_list`) from the multicast addresses `copy` gives (up to the length of
+    /// its buffer; it returns how many there are): every one of them hashed into the MTA, as
+    /// many as there are. Up to [`MC_FILTERS`] are copied on the stack, more into an atomic
+    /// allocation; if that fails, or the list grew between the two copies, every multicast
+    /// frame is accepted (MPE), as igc does when its allocation fails.
+    pub(crate) fn set_rx_mode_from(&self, dev: &Device, copy: impl Fn(&mut [[u8; 6]]) -> usize) {
+        let mut few = [[0u8; 6]; MC_FILTERS];
+        let n = copy(&mut few);
+        if n <= few.len() {
+            return self.write_rx_mode(dev, &few[..n], true);
+        }
+        match KVec::from_elem([0u8; 6], n, GFP_ATOMIC) {
+            Ok(mut many) => {
+                let m = copy(&mut many);
+                self.write_rx_mode(dev, &many[..m.min(n)], m <= n)
+            }
+            Err(_) => self.write_rx_mode(dev, &[], false),
+        }
+    }
+
+    /// Writes RCTL's promiscuity and the multicast hash table for `addrs`; `complete` says
+    /// whether they are all the device's multicast addresses (MPE otherwise).
+    fn write_rx_mode(&self, dev: &Device, addrs: &[[u8; 6]], complete: bool) {
         let hw = &self.hw;
         let f = dev.flags();
         let promisc = f & flags::PROMISC != 0;
@@ -310,8 +335,8 @@ impl Adapter {
             .with_secrc(true)
             .with_lpe(true)
             .with_upe(promisc)
-            .with_mpe(promisc || f & flags::ALLMULTI != 0 || n > addrs.len());
-        for (i, v) in mta(&addrs[..n.min(addrs.len())]).iter().enumerate() {
+            .with_mpe(promisc || f & flags::ALLMULTI != 0 || !complete);
+        for (i, v) in mta(addrs).iter().enumerate() {
             hw.write_at(i, MTA::zeroed().with_bits(*v));
         }
         hw.write_reg(rctl);
@@ -341,9 +366,14 @@ pub(crate) fn mta(addrs: &[[u8; 6]]) -> [u32; 128] {
     mta
 }
 
-/// The receive length limit for `mtu`: the frame with its header, a VLAN tag and the CRC.
+/// The receive length limit for `mtu`: the frame with its header, two VLAN tags (a
+/// double-tagged frame, 802.1ad, at the full MTU) and the CRC. igc writes 9728, or for the
+/// standard MTU the largest frame its 2 KiB `build_skb` buffers hold (1648 bytes with 4 KiB
+/// pages): a length that follows its buffers. rigc copies each frame into an skb sized for
+/// the MTU with two tags (`rx.rs`), so its limit follows the MTU, and an oversized frame is
+/// dropped and counted by the MAC (ROC, `rx_long_length_errors`) rather than by the driver.
 fn rlpml(mtu: u32) -> Result<RLPML> {
-    RLPML::zeroed().try_with_len(mtu + 14 + 4 + 4)
+    RLPML::zeroed().try_with_len(mtu + 14 + 2 * 4 + 4)
 }
 
 #[vtable]
@@ -505,9 +535,7 @@ impl dev::Operations for Adapter {
     }
 
     fn set_rx_mode(net: &Registration<Self>, mc: &McList<'_>) {
-        let mut addrs = [[0u8; 6]; MC_FILTERS];
-        let n = mc.copy(&mut addrs);
-        net.write_rx_mode(net.device(), &addrs, n);
+        net.set_rx_mode_from(net.device(), |buf| mc.copy(buf));
     }
 
     fn set_mac_address(net: &Registration<Self>, addr: &[u8; 6]) -> Result {
@@ -594,9 +622,9 @@ mod tests {
 
     #[test]
     fn rlpml_holds_the_largest_frame() {
-        // MTU, Ethernet header, VLAN tag, CRC: 1500 + 22.
-        assert_eq!(rlpml(1500).map(|r| r.len().get()), Ok(1522));
-        assert_eq!(rlpml(9216).map(|r| r.len().get()), Ok(9238));
+        // MTU, Ethernet header, two VLAN tags, CRC: 1500 + 26.
+        assert_eq!(rlpml(1500).map(|r| r.len().get()), Ok(1526));
+        assert_eq!(rlpml(9216).map(|r| r.len().get()), Ok(9242));
         // Beyond the 14-bit field: refused, not truncated.
         assert!(rlpml(1 << 14).is_err());
     }

@@ -18,7 +18,9 @@ use kernel::{
 
 use crate::{
     hw::Hw,
-    regs::{SwFwResource, EECD, EERD, NVM_CHECKSUM_REG, NVM_SUM, SWSM, SW_FW_SYNC},
+    regs::{
+        SwFwResource, EECD, EERD, NVM_CHECKSUM_REG, NVM_DEV_STARTER, NVM_SUM, SWSM, SW_FW_SYNC,
+    },
 };
 
 /// A resource [`SW_FW_SYNC`] arbitrates, as a type.
@@ -153,6 +155,13 @@ impl Hw {
             fsleep(Delta::from_micros(5));
         }
         Err(ETIMEDOUT)
+    }
+
+    /// The NVM image version (word [`NVM_DEV_STARTER`]), the first half of `ethtool -i`'s
+    /// firmware version (`igc_ethtool_get_drvinfo`). Process context.
+    pub(crate) fn nvm_version(&self) -> Result<u16> {
+        let nvm = self.swfw::<Nvm>()?;
+        self.nvm_read(&nvm, NVM_DEV_STARTER)
     }
 
     /// Checks the NVM checksum (`igc_validate_nvm_checksum_i225`): words 0 to the checksum

@@ -47,6 +47,8 @@ mod reg {
     pub(super) const MMD_AN: u16 = uapi::MDIO_MMD_AN as u16;
     pub(super) const MMD_AN_MGBT_CTRL: u16 = uapi::MDIO_AN_10GBT_CTRL as u16;
     pub(super) const MGBT_2500FD: u16 = uapi::MDIO_AN_10GBT_CTRL_ADV2_5G as u16;
+    /// The gPHY firmware version (`IGC_GPHY_VERSION`, vendor-specific).
+    pub(super) const GPHY_VERSION: u8 = 0x1E;
 }
 
 /// A resolved link.
@@ -161,6 +163,13 @@ impl Hw {
             0,
             reg::BMCR_AN_ENABLE | reg::BMCR_RESTART_AN,
         )
+    }
+
+    /// The gPHY firmware version (`igc_read_phy_fw_version`), the second half of `ethtool -i`'s
+    /// firmware version. Process context.
+    pub(crate) fn phy_fw_version(&self) -> Result<u16> {
+        let phy = self.swfw::<Phy>()?;
+        self.phy_read(&phy, reg::GPHY_VERSION)
     }
 
     /// Powers the PHY up or down (`igc_power_up_phy_copper`, `igc_power_down_phy_copper`): it

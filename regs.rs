@@ -89,6 +89,15 @@ register! {
         28:28 drv_load => bool;
     }
 
+    /// Time sync SDP configuration: which software-definable pins the time sync unit drives
+    /// or samples (`IGC_TSSDP`); the PTP reset gives them all back (0), as `igc_ptp_reset`.
+    pub(crate) TSSDP(u32) @ 0x0003C {
+        /// SDP0 assigned to time sync (`IGC_TS_SDP0_EN`).
+        8:8 ts_sdp0_en => bool;
+        /// Auxiliary timestamp 0 triggered by its pin (`IGC_AUX0_TS_SDP_EN`).
+        2:2 aux0_ts_sdp_en => bool;
+    }
+
     /// MDI Control: one PHY register access (`igc_read_phy_reg_mdic`).
     pub(crate) MDIC(u32) @ 0x00020 {
         /// The PHY answered with an error.
@@ -236,6 +245,8 @@ register! {
     pub(crate) RXCSUM(u32) @ 0x05000 {
         /// Packet checksum disabled: the descriptor carries the RSS hash.
         13:13 pcsd => bool;
+        /// SCTP (CRC32) checksum offload.
+        11:11 crcofl => bool;
         /// TCP/UDP checksum offload.
         9:9 tuofl => bool;
         /// IP checksum offload.
@@ -576,6 +587,9 @@ pub(crate) enum SwFwResource {
     Phy = 0x2,
 }
 
+/// The NVM word with the image's version (`IGC_NVM_DEV_STARTER`), the first half of
+/// `ethtool -i`'s firmware version.
+pub(crate) const NVM_DEV_STARTER: u16 = 0x05;
 /// The NVM words 0 up to this one (the checksum word) sum to [`NVM_SUM`].
 pub(crate) const NVM_CHECKSUM_REG: u16 = 0x3F;
 pub(crate) const NVM_SUM: u16 = 0xBABA;

@@ -255,12 +255,7 @@ impl RxRing {
                 }
             }
             if feats & features::RXHASH != 0 {
-                let rss_type = wb.rss_type();
-                if rss_type != 0 {
-                    // TCP over IPv4 or IPv6 (1, 3, 4), UDP (7, 8, 9) cover the ports.
-                    let l4 = matches!(rss_type, 1 | 3 | 4 | 7 | 8 | 9);
-                    skb.set_hash(wb.rss_hash, l4);
-                }
+                skb.set_hash(wb.rss_hash, rss_hash_is_l4(wb.rss_type()));
             }
             let len = skb.len();
             skb.record_rx_queue(self.queue);
@@ -280,5 +275,36 @@ impl RxRing {
         counters.packets.fetch_add(pkts, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);
         done
+    }
+}
+
+/// Whether the RSS type of a received descriptor hashed the ports as well (`igc_rss_type_table`:
+/// `PKT_HASH_TYPE_L4` for TCP over IPv4, IPv6 and IPv6 with extension headers, and UDP over the
+/// three; `L3` for the IP-only types, `L2` for "no hash" and `NONE` for the reserved ones, which
+/// `skb_set_hash` treats alike: the hash set, not as an L4 hash).
+pub(crate) fn rss_hash_is_l4(rss_type: u32) -> bool {
+    matches!(rss_type, 1 | 3 | 6 | 7 | 8 | 9)
+}
+
+#[cfg(CONFIG_RIGC_KUNIT_TEST)]
+#[kernel::prelude::kunit_tests(rigc_rx)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rss_types_hash_as_igc_table() {
+        // `igc_rss_type_table`, by RSS type: 0 no hash (L2), 1 TCP/IPv4 (L4), 2 IPv4 (L3),
+        // 3 TCP/IPv6 (L4), 4 IPv6 with extension headers (L3), 5 IPv6 (L3), 6 TCP/IPv6 with
+        // extension headers (L4), 7-9 UDP over IPv4, IPv6, IPv6 with extension headers (L4),
+        // 10-15 reserved (NONE).
+        let want = [
+            false, true, false, true, false, false, true, true, true, true, false, false, false,
+            false, false, false,
+        ];
+        let mut got = [false; 16];
+        for (t, g) in got.iter_mut().enumerate() {
+            *g = rss_hash_is_l4(t as u32);
+        }
+        assert_eq!(got, want);
     }
 }

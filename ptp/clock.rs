@@ -15,7 +15,7 @@ use kernel::{
 use super::timinca;
 use crate::{
     adapter::Adapter,
-    regs::{SYSTIMH, SYSTIML, TIMINCA, TSAUXC, TSIM},
+    regs::{SYSTIMH, SYSTIML, TIMADJ, TIMINCA, TSAUXC, TSIM, TSSDP},
 };
 
 /// The PTP hardware clock's operations (`igc_ptp_*_i225`).
@@ -117,9 +117,12 @@ impl Adapter {
         self.systim_write(kernel::ptp::realtime());
     }
 
-    /// Runs SYSTIM (TSAUXC cleared) and enables the TX timestamp interrupt.
+    /// Runs SYSTIM (TSAUXC cleared) and enables the TX timestamp interrupt, as `igc_ptp_reset`
+    /// for the I225: TIMADJ's adjustment method set, no pin given to the time sync unit.
     fn start_clock(&self) {
+        self.hw.update(TIMADJ, |t: TIMADJ| t.with_adjust_meth(true));
         self.hw.write_reg(TSAUXC::zeroed());
+        self.hw.write_reg(TSSDP::zeroed());
         self.hw.write_reg(TSIM::zeroed().with_txts(true));
     }
 
