@@ -91,12 +91,7 @@ register! {
 
     /// Time sync SDP configuration: which software-definable pins the time sync unit drives
     /// or samples (`IGC_TSSDP`); the PTP reset gives them all back (0), as `igc_ptp_reset`.
-    pub(crate) TSSDP(u32) @ 0x0003C {
-        /// SDP0 assigned to time sync (`IGC_TS_SDP0_EN`).
-        8:8 ts_sdp0_en => bool;
-        /// Auxiliary timestamp 0 triggered by its pin (`IGC_AUX0_TS_SDP_EN`).
-        2:2 aux0_ts_sdp_en => bool;
-    }
+    pub(crate) TSSDP(u32) @ 0x0003C {}
 
     /// MDI Control: one PHY register access (`igc_read_phy_reg_mdic`).
     pub(crate) MDIC(u32) @ 0x00020 {

@@ -282,7 +282,7 @@ impl RxRing {
 /// `PKT_HASH_TYPE_L4` for TCP over IPv4, IPv6 and IPv6 with extension headers, and UDP over the
 /// three; `L3` for the IP-only types, `L2` for "no hash" and `NONE` for the reserved ones, which
 /// `skb_set_hash` treats alike: the hash set, not as an L4 hash).
-pub(crate) fn rss_hash_is_l4(rss_type: u32) -> bool {
+fn rss_hash_is_l4(rss_type: u32) -> bool {
     matches!(rss_type, 1 | 3 | 6 | 7 | 8 | 9)
 }
 
