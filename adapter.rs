@@ -16,10 +16,10 @@ use kernel::{
 use crate::{
     hw::Hw,
     irq,
-    phy::Advertise,
+    phy::LinkConfig,
     probe::PartInfo,
     ptp, rx, stats, tx,
-    watchdog::{ResetTask, Watchdog},
+    watchdog::{LinkTask, ResetTask, Watchdog},
 };
 
 /// Queue pairs the I225 has (`IGC_MAX_TX_QUEUES`, `IGC_MAX_RX_QUEUES`).
@@ -65,7 +65,6 @@ pub(crate) struct Config {
     pub(crate) tx_ring: u32,
     pub(crate) rx_ring: u32,
     pub(crate) queues: usize,
-    pub(crate) advertise: Advertise,
 }
 
 /// The adapter (`struct igc_adapter`): everything the callbacks, handlers and work items share,
@@ -80,6 +79,14 @@ pub(crate) struct Adapter {
     // Settings changed in process context, and whether the interface is up.
     #[pin]
     pub(crate) cfg: Mutex<Config>,
+
+    /// The link settings (`phy.rs`), apart from `cfg` so that the link task and the watchdog,
+    /// which bringing the interface down waits for, may take them: never held while waiting
+    /// for either. Taken after `cfg` when both are.
+    #[pin]
+    pub(crate) link: Mutex<LinkConfig>,
+    /// The flow control resolved at the last link up ([`crate::phy::FcMode`]), for `ethtool -a`.
+    pub(crate) fc_current: Atomic<u32>,
 
     // Interrupts: the vector layout probe found (see [`Adapter::mode`]).
     pub(crate) mode: Atomic<u32>,
@@ -111,6 +118,10 @@ pub(crate) struct Adapter {
     /// it out: nothing queues it after that.
     #[pin]
     pub(crate) reset_task: SpinLockIrq<Option<Arc<ResetTask>>>,
+    /// The link check the link interrupt queues (`igc_msix_other` arming the watchdog timer),
+    /// from the end of probe until unbind takes it out.
+    #[pin]
+    pub(crate) link_task: SpinLockIrq<Option<Arc<LinkTask>>>,
 
     // The PTP clock and timestamping (`ptp.rs`).
     #[pin]

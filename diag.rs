@@ -169,11 +169,11 @@ pub(crate) fn self_test(net: &Registration<Adapter>, test: &mut SelfTest<'_>) {
     let saved = net.systim_read(None).as_nanos();
     let since = Instant::<Monotonic>::now();
     let rings = was_up.then(|| down(net, &mut cfg));
-    reset_mac(net, &cfg);
+    reset_mac(net);
 
     netdev_info!(dev, "Register testing starting\n");
     record(test, TEST_REG, reg_test(net));
-    reset_mac(net, &cfg);
+    reset_mac(net);
 
     netdev_info!(dev, "EEPROM testing starting\n");
     record(
@@ -181,7 +181,7 @@ pub(crate) fn self_test(net: &Registration<Adapter>, test: &mut SelfTest<'_>) {
         TEST_EEP,
         net.hw.validate_nvm_checksum().map_err(|_| 1),
     );
-    reset_mac(net, &cfg);
+    reset_mac(net);
 
     net.ptp_restore(saved, since, cfg.queues);
     match (rings, wd) {

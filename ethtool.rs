@@ -8,11 +8,11 @@ use kernel::{
     net::{
         dev::{hwtstamp, Registration},
         ethtool::{
-            self, sof, Channels, DrvInfo, LinkMode, LinkSettings, RingParam, SelfTest, TsInfo,
-            SPEED_UNKNOWN,
+            self, sof, Channels, DrvInfo, Eee, LinkMode, LinkSettings, Mdix, PauseParam, RingParam,
+            SelfTest, TsInfo, SPEED_UNKNOWN,
         },
     },
-    netdev_info,
+    netdev_err, netdev_info,
     prelude::*,
     str::{CStr, CString},
     sync::atomic::Relaxed,
@@ -21,8 +21,8 @@ use kernel::{
 use crate::{
     adapter::{Adapter, MAX_RING, MIN_RING},
     diag, irq,
-    netdev::reconfigure,
-    phy::Advertise,
+    netdev::{max_frame, reconfigure},
+    phy::{Advertise, FcMode, Forced},
     stats,
 };
 
@@ -53,6 +53,7 @@ impl ethtool::Operations for Adapter {
     }
 
     fn get_link_ksettings(net: &Registration<Self>, ks: &mut LinkSettings) -> Result {
+        // As `igc_ethtool_get_link_ksettings`.
         for m in [
             LinkMode::T10Half,
             LinkMode::T10Full,
@@ -62,27 +63,43 @@ impl ethtool::Operations for Adapter {
             LinkMode::T2500Full,
             LinkMode::Autoneg,
             LinkMode::Tp,
+            LinkMode::Pause,
         ] {
             ks.add_supported(m);
         }
-        // What the PHY advertises, read back; the last setting if the PHY does not answer.
-        let adv = net.hw.advertised().unwrap_or(net.cfg.lock().advertise);
-        for (on, m) in [
-            (adv.m10_half, LinkMode::T10Half),
-            (adv.m10, LinkMode::T10Full),
-            (adv.m100_half, LinkMode::T100Half),
-            (adv.m100, LinkMode::T100Full),
-            (adv.m1000, LinkMode::T1000Full),
-            (adv.m2500, LinkMode::T2500Full),
-        ] {
-            if on {
-                ks.add_advertising(m);
-            }
-        }
-        ks.add_advertising(LinkMode::Autoneg);
         ks.add_advertising(LinkMode::Tp);
         ks.set_port_tp(1);
-        ks.set_autoneg(true);
+        let lc = *net.link.lock();
+        if lc.forced.is_none() {
+            ks.set_autoneg(true);
+            ks.add_advertising(LinkMode::Autoneg);
+            // What the PHY advertises, read back; the last setting if the PHY does not answer.
+            let adv = net.hw.advertised().unwrap_or(lc.advertise);
+            for (on, m) in [
+                (adv.m10_half, LinkMode::T10Half),
+                (adv.m10, LinkMode::T10Full),
+                (adv.m100_half, LinkMode::T100Half),
+                (adv.m100, LinkMode::T100Full),
+                (adv.m1000, LinkMode::T1000Full),
+                (adv.m2500, LinkMode::T2500Full),
+            ] {
+                if on {
+                    ks.add_advertising(m);
+                }
+            }
+            // The PAUSE bits the requested flow control advertises.
+            match lc.fc {
+                FcMode::Full => ks.add_advertising(LinkMode::Pause),
+                FcMode::RxPause => {
+                    ks.add_advertising(LinkMode::Pause);
+                    ks.add_advertising(LinkMode::AsymPause);
+                }
+                FcMode::TxPause => ks.add_advertising(LinkMode::AsymPause),
+                FcMode::None => {}
+            }
+        } else {
+            ks.set_autoneg(false);
+        }
         match net.hw.link() {
             Some(l) if net.device().carrier_ok() => {
                 ks.set_speed(l.mbps);
@@ -93,30 +110,167 @@ impl ethtool::Operations for Adapter {
                 ks.set_full_duplex(None);
             }
         }
+        // igc never detects a crossover (`hw->phy.is_mdix` stays false): MDI, and the
+        // control as it was asked for.
+        ks.set_mdix(Mdix::Mdi, lc.mdix);
         Ok(())
     }
 
     fn set_link_ksettings(net: &Registration<Self>, ks: &LinkSettings) -> Result {
-        if !ks.autoneg() {
-            // What igc refuses as invalid (it forces only 10 or 100 Mb/s, half or full
-            // duplex) is EINVAL here too; forcing a valid one is what rigc does not do yet.
-            if !matches!(ks.speed(), 10 | 100) || ks.full_duplex().is_none() {
-                return Err(EINVAL);
-            }
-            netdev_info!(
-                net.device(),
-                "forced speed/duplex is not supported, advertise a speed with autoneg on\n"
+        // As `igc_ethtool_set_link_ksettings`: its checks, errors and messages.
+        let dev = net.device();
+        let mdix = ks.mdix_ctrl();
+        if mdix.is_some_and(|m| m != Mdix::Auto) && !ks.autoneg() {
+            netdev_err!(
+                dev,
+                "Forcing MDI/MDI-X state is not supported when link speed and/or duplex are forced\n"
             );
-            return Err(EOPNOTSUPP);
-        }
-        let mut adv = Advertise::default();
-        link_mode_speed(ks, &mut adv);
-        if adv.is_empty() {
             return Err(EINVAL);
         }
-        let mut cfg = net.cfg.lock();
-        net.hw.advertise(adv)?;
-        cfg.advertise = adv;
+        let mut lc = net.link.lock();
+        let mut new = *lc;
+        if ks.autoneg() {
+            let mut adv = Advertise::default();
+            link_mode_speed(ks, &mut adv);
+            if adv.is_empty() {
+                return Err(EINVAL);
+            }
+            new.forced = None;
+            new.advertise = adv;
+            if new.fc_autoneg {
+                new.fc = FcMode::Full;
+            }
+        } else {
+            if !matches!(ks.speed(), 10 | 100) {
+                netdev_info!(dev, "Unsupported speed for forced link\n");
+                return Err(EINVAL);
+            }
+            let Some(full_duplex) = ks.full_duplex() else {
+                netdev_info!(dev, "Duplex must be half or full for forced link\n");
+                return Err(EINVAL);
+            };
+            new.forced = Some(Forced {
+                mbps: ks.speed(),
+                full_duplex,
+            });
+        }
+        if let Some(m) = mdix {
+            new.mdix = m;
+        }
+        // The link is set up again, as igc's `igc_down`/`igc_up` or `igc_reset` do: a new
+        // negotiation, or the forced speed.
+        net.hw.setup_link(&new, max_frame(dev.mtu()))?;
+        *lc = new;
+        // Flow control and carrier from the new link, as igc's `igc_up` has the watchdog look
+        // at once: the link may come back without a link interrupt in between.
+        net.schedule_link_check();
+        Ok(())
+    }
+
+    fn get_pauseparam(net: &Registration<Self>, pause: &mut PauseParam) {
+        // As `igc_ethtool_get_pauseparam`: the mode resolved at the last link up.
+        let fc = FcMode::from_raw(net.fc_current.load(Relaxed));
+        pause.autoneg = net.link.lock().fc_autoneg;
+        pause.rx_pause = fc.rx();
+        pause.tx_pause = fc.tx();
+    }
+
+    fn set_pauseparam(net: &Registration<Self>, pause: &PauseParam) -> Result {
+        // As `igc_ethtool_set_pauseparam`: negotiated, full flow control is advertised and the
+        // link set up again; else the mode asked for is set in the MAC at once.
+        let dev = net.device();
+        let mut lc = net.link.lock();
+        lc.fc_autoneg = pause.autoneg;
+        if pause.autoneg {
+            lc.fc = FcMode::Full;
+            net.hw.setup_link(&lc, max_frame(dev.mtu()))?;
+            net.schedule_link_check();
+            Ok(())
+        } else {
+            let fc = FcMode::from_rx_tx(pause.rx_pause, pause.tx_pause);
+            lc.fc = fc;
+            net.fc_current.store(fc.to_raw(), Relaxed);
+            net.hw.force_mac_fc(fc);
+            Ok(())
+        }
+    }
+
+    fn get_eee(net: &Registration<Self>, eee: &mut Eee) -> Result {
+        // As `igc_ethtool_get_eee`.
+        for m in [LinkMode::T2500Full, LinkMode::T1000Full, LinkMode::T100Full] {
+            eee.add_supported(m);
+        }
+        let st = net.hw.eee_state().map_err(|_| {
+            netdev_err!(net.device(), "Failed to read IEEE 7.60 register\n");
+            EINVAL
+        })?;
+        for (on, m) in [
+            (st.advertised.m1000, LinkMode::T1000Full),
+            (st.advertised.m100, LinkMode::T100Full),
+            (st.advertised.m2500, LinkMode::T2500Full),
+        ] {
+            if on {
+                eee.add_advertised(m);
+            }
+        }
+        for (on, m) in [
+            (st.lp_advertised.m1000, LinkMode::T1000Full),
+            (st.lp_advertised.m100, LinkMode::T100Full),
+            (st.lp_advertised.m2500, LinkMode::T2500Full),
+        ] {
+            if on {
+                eee.add_lp_advertised(m);
+            }
+        }
+        eee.set_active(st.active);
+        eee.set_tx_lpi_enabled(st.tx_lpi);
+        eee.set_enabled(net.link.lock().eee);
+        // "Report correct negotiated EEE status for devices that wrongly report EEE at half
+        // duplex".
+        if net.hw.link().is_some_and(|l| !l.full_duplex) {
+            eee.set_enabled(false);
+            eee.set_active(false);
+            eee.set_tx_lpi_enabled(false);
+            eee.clear_advertised();
+        }
+        Ok(())
+    }
+
+    fn set_eee(
+        net: &Registration<Self>,
+        _parent: &device::Device<device::Bound>,
+        eee: &Eee,
+    ) -> Result {
+        // As `igc_ethtool_set_eee`: only EEE on or off can change.
+        let dev = net.device();
+        let mut lc = net.link.lock();
+        let tx_lpi_now = net.hw.eee_state().map(|s| s.tx_lpi).map_err(|_| {
+            netdev_err!(dev, "Problem setting EEE advertisement options\n");
+            EINVAL
+        })?;
+        if lc.eee {
+            if tx_lpi_now != eee.tx_lpi_enabled() {
+                netdev_err!(dev, "Setting EEE tx-lpi is not supported\n");
+                return Err(EINVAL);
+            }
+            if eee.tx_lpi_timer() != 0 {
+                netdev_err!(dev, "Setting EEE Tx LPI timer is not supported\n");
+                return Err(EINVAL);
+            }
+        } else if !eee.enabled() {
+            netdev_err!(
+                dev,
+                "Setting EEE options are not supported with EEE disabled\n"
+            );
+            return Err(EINVAL);
+        }
+        if lc.eee != eee.enabled() {
+            lc.eee = eee.enabled();
+            // igc resets the adapter; the advertisement changes with a new negotiation.
+            net.hw.set_eee(lc.eee);
+            net.hw.setup_link(&lc, max_frame(dev.mtu()))?;
+            net.schedule_link_check();
+        }
         Ok(())
     }
 

@@ -12,10 +12,10 @@
 //! | `adapter.rs` | `igc.h`: `struct igc_adapter`, the queue and ring limits |
 //! | `netdev.rs` | `igc_main.c`: `igc_netdev_ops`, `igc_open`/`igc_close`, `igc_up`/`igc_down` |
 //! | `ethtool.rs` | `igc_ethtool.c` |
-//! | `watchdog.rs` | `igc_main.c`: `igc_watchdog_task`, `igc_reset_task` |
+//! | `watchdog.rs` | `igc_main.c`: `igc_watchdog_task`, `igc_reset_task`, the link check |
 //! | `hw.rs` | `igc_base.c`, `igc_mac.c`: register access, reset, MAC address |
 //! | `desc.rs` | `igc_base.h`: the advanced TX and RX descriptors, the rings |
-//! | `phy.rs` | `igc_phy.c`: MDIC, advertisement, power, EEE, link |
+//! | `phy.rs` | `igc_phy.c`, `igc_mac.c`: MDIC, speeds, flow control, power, EEE, link |
 //! | `nvm.rs` | `igc_i225.c`, `igc_nvm.c`: the SW/FW semaphore, NVM reads and checksum |
 //! | `diag.rs` | `igc_diag.c`, `igc_ethtool_diag_test`: the self-tests |
 //! | `irq.rs` | `igc_main.c`: `igc_configure_msix`, `igc_msix_ring`, `igc_intr` |

@@ -237,7 +237,7 @@ fn other_causes(net: &Registration<Adapter>, icr: ICR) {
     // unregistration, which comes later) a late link interrupt must not turn it back on
     // or queue a linkwatch event (`__IGC_DOWN` in igc).
     if icr.lsc() && net.running.load(Relaxed) {
-        net.link_changed(net.device());
+        net.schedule_link_check();
     }
     if icr.ts() {
         net.tsync_interrupt();

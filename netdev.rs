@@ -11,8 +11,8 @@ use kernel::{
     device,
     net::{
         dev::{
-            self, features, flags, Device, HwTstampConfig, McList, NapiPoll, Poll, Registration,
-            Stats64, Xmit,
+            self, features, flags, Device, HwTstampConfig, McList, NapiPoll, Poll, QueueKind,
+            Registration, Stats64, Xmit,
         },
         skb::{CompletedTxSkb, RxSkb, TxSkb},
     },
@@ -119,18 +119,23 @@ pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     net.running.store(true, Relaxed);
     for i in 0..nq {
         net.napi_enable(i);
+        set_queue_napi(net, i, Some(i));
     }
     // Causes that arrived while masked are dropped: the link is read below.
     let _ = hw.read(ICR);
     irq::enable(hw, mode);
     dev.tx_start_all_queues();
-    net.link_changed(dev);
+    net.link_changed(dev, &net.link.lock(), true);
 }
 
 /// Stops the datapath and the hardware; the rings stay allocated and are emptied.
 pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     let hw = &net.hw;
-    net.running.store(false, Relaxed);
+    // Under the link settings: a link check that is running finishes first (`LinkTask`).
+    {
+        let _link = net.link.lock();
+        net.running.store(false, Relaxed);
+    }
     dev.tx_disable();
     hw.update(RCTL, |r: RCTL| r.with_en(false));
     irq::disable(hw, net.mode());
@@ -139,6 +144,7 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     net.pdev.synchronize_irqs();
     for i in 0..nq {
         net.napi_disable(i);
+        set_queue_napi(net, i, None);
     }
     for q in 0..nq {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
@@ -164,6 +170,15 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     }
 }
 
+/// Records which NAPI context serves queue pair `q`, for the netdev netlink family
+/// (`igc_set_queue_napi`): `napi`, or none while the interface is down.
+fn set_queue_napi(net: &Registration<Adapter>, q: usize, napi: Option<usize>) {
+    for kind in [QueueKind::Rx, QueueKind::Tx] {
+        // Cannot fail: the queues and contexts exist.
+        let _ = net.set_queue_napi(q as u32, kind, napi);
+    }
+}
+
 /// Brings the interface down (`__igc_close`) and returns its rings, stopped and emptied, for
 /// the caller to free or to bring back up.
 pub(crate) fn down(net: &Registration<Adapter>, cfg: &mut Config) -> Rings {
@@ -185,13 +200,13 @@ pub(crate) fn down(net: &Registration<Adapter>, cfg: &mut Config) -> Rings {
 
 /// Takes the device from the firmware and powers the PHY up with its advertisement, as
 /// `__igc_open` does before it configures the rings.
-pub(crate) fn power_up(net: &Registration<Adapter>, cfg: &Config) {
+pub(crate) fn power_up(net: &Registration<Adapter>) {
     let dev = net.device();
     net.hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
     if let Err(e) = net
         .hw
         .phy_power(true)
-        .and_then(|()| net.hw.advertise(cfg.advertise))
+        .and_then(|()| net.hw.setup_link(&net.link.lock(), max_frame(dev.mtu())))
     {
         netdev_err!(dev, "PHY power up failed ({:?})\n", e);
     }
@@ -260,13 +275,15 @@ impl Adapter {
                 .with_rtlc(true)
                 .with_const_ct::<15>(),
         );
-        // RSS: the key, and the 128-entry table spread over the queues.
-        const KEY: [u32; 10] = [
-            0xda565a6d, 0xc20e5b25, 0x3d256741, 0xb08fa343, 0xcb2bcad0, 0xb4307bae, 0xa32dcb77,
-            0x0cf23080, 0x3bb7426a, 0xfa01acbe,
-        ];
-        for (i, k) in KEY.iter().enumerate() {
-            hw.write_at(i, RSSRK::zeroed().with_key(*k));
+        // RSS: the system's random key (`netdev_rss_key_fill`, as `igc_setup_mrqc`), and the
+        // 128-entry table spread over the queues.
+        let mut key = [0u8; 40];
+        dev::rss_key_fill(&mut key);
+        for (i, k) in key.chunks_exact(4).enumerate() {
+            hw.write_at(
+                i,
+                RSSRK::zeroed().with_key(u32::from_le_bytes([k[0], k[1], k[2], k[3]])),
+            );
         }
         for (r, e) in reta(queues).iter().enumerate() {
             hw.write_at(
@@ -372,6 +389,12 @@ pub(crate) fn mta(addrs: &[[u8; 6]]) -> [u32; 128] {
 /// pages): a length that follows its buffers. rigc copies each frame into an skb sized for
 /// the MTU with two tags (`rx.rs`), so its limit follows the MTU, and an oversized frame is
 /// dropped and counted by the MAC (ROC, `rx_long_length_errors`) rather than by the driver.
+/// The largest frame for `mtu`, as igc counts it for the flow control thresholds
+/// (`adapter->max_frame_size`): Ethernet header, one VLAN tag, CRC.
+pub(crate) fn max_frame(mtu: u32) -> u32 {
+    mtu + 14 + 4 + 4
+}
+
 fn rlpml(mtu: u32) -> Result<RLPML> {
     RLPML::zeroed().try_with_len(mtu + 14 + 2 * 4 + 4)
 }
@@ -385,7 +408,7 @@ impl dev::Operations for Adapter {
         let mut cfg = net.cfg.lock();
         // `igc_power_up_link` and `igc_get_hw_control`: the PHY on, its link set up, the device
         // the driver's.
-        power_up(net, &cfg);
+        power_up(net);
         // `up` leaves the interface untouched when it fails; the PHY goes down again.
         up(net, parent, &mut cfg).inspect_err(|_| power_down(net))
     }

@@ -24,11 +24,12 @@ use crate::{
     adapter::{Adapter, Config, QueuePair, DEFAULT_RING, MAX_MTU, MAX_QUEUES},
     hw::Hw,
     irq,
-    phy::Advertise,
+    netdev::max_frame,
+    phy::{FcMode, LinkConfig},
     ptp, regs,
-    regs::{CTRL, CTRL_EXT},
+    regs::CTRL_EXT,
     stats,
-    watchdog::ResetTask,
+    watchdog::{LinkTask, ResetTask},
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,12 +128,12 @@ fn init_hw(pdev: &pci::Device, hw: &Hw) -> Result<[u8; 6]> {
     // Tell the firmware the driver is loaded (`igc_get_hw_control`), bring the link up and
     // advertise every speed (`igc_setup_link`).
     hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
-    hw.update(CTRL, |c: CTRL| c.with_slu(true));
-    if let Err(e) = hw.advertise(Advertise::ALL) {
+    if let Err(e) = hw.setup_link(&LinkConfig::DEFAULT, max_frame(1500)) {
         dev_err!(pdev, "PHY setup failed ({:?})\n", e);
         return Err(e);
     }
-    hw.eee_off();
+    // EEE off (`igc_probe` clears `eee_enable`; `igc_reset` applies it).
+    hw.set_eee(false);
     match hw.link() {
         Some(l) => dev_info!(
             pdev,
@@ -224,8 +225,9 @@ impl pci::Driver for RigcDriver {
                 tx_ring: DEFAULT_RING,
                 rx_ring: DEFAULT_RING,
                 queues: MAX_QUEUES,
-                advertise: Advertise::ALL,
             }),
+            link <- new_mutex!(LinkConfig::DEFAULT),
+            fc_current: Atomic::new(FcMode::Full.to_raw()),
             mode: Atomic::new(0),
             queue_vectors: Atomic::new(0),
             hwstats <- new_mutex!(stats::HwStats::default()),
@@ -236,6 +238,7 @@ impl pci::Driver for RigcDriver {
             tx_timeouts: Atomic::new(0),
             tx_dma_out_of_sync: Atomic::new(0),
             reset_task <- new_spinlock_irq!(None, "rigc_reset_task"),
+            link_task <- new_spinlock_irq!(None, "rigc_link_task"),
             link_mbps: Atomic::new(0),
             ptp <- ptp::Ptp::new(),
         }? Error);
@@ -268,18 +271,39 @@ impl pci::Driver for RigcDriver {
             let queues = if matches!(kind, pci::IrqType::MsiX) && n > 1 {
                 net.queue_vectors.store((n - 1) as u32, Relaxed);
                 net.mode.store(1, Relaxed);
-                n - 1
+                // Each queue pair's NAPI context is scheduled by its vector
+                // (`netif_napi_set_irq` in `igc_request_msix`).
+                for q in 0..n - 1 {
+                    if let (Some(napi), Ok(irq)) =
+                        (net.napi(q), pdev.irq_vector_number((q + 1) as u32))
+                    {
+                        napi.set_irq(irq as i32);
+                    }
+                }
+                // As many queue pairs as CPUs, up to the vectors there are
+                // (`igc_init_queue_configuration`); `ethtool -L` may use them all.
+                (n - 1).min(kernel::cpu::num_online_cpus() as usize).max(1)
             } else {
                 1
             };
             net.cfg.lock().queues = queues;
             net.set_real_num_queues(queues as u32, queues as u32)?;
-            // The PTP clock (`igc_ptp_init`, `igc_ptp_reset`).
+            // The PTP clock (`igc_ptp_init`, `igc_ptp_reset`), named as igc names it: its MAC
+            // address in hex ("%pm").
             net.ptp_reset();
+            let clock_name = CString::try_from_fmt(fmt!(
+                "{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                mac[0],
+                mac[1],
+                mac[2],
+                mac[3],
+                mac[4],
+                mac[5]
+            ))?;
             let index = kernel::ptp::Registration::register(
                 parent,
                 &<crate::LocalModule as kernel::ModuleMetadata>::THIS_MODULE,
-                c"rigc",
+                &clock_name,
                 ptp::MAX_ADJ_PPB,
                 ptp::PtpClock::new(net.clone()),
             )?;
@@ -308,6 +332,7 @@ impl pci::Driver for RigcDriver {
         // Only now, with nothing left to fail: the task holds the registration, and unbind is
         // what takes it out again.
         *net.reset_task.lock() = Some(ResetTask::new(net.clone())?);
+        *net.link_task.lock() = Some(LinkTask::new(net.clone())?);
         let parent: &device::Device = pdev.as_ref();
         let name = CString::try_from_fmt(fmt!("rigc-{}", parent.name().to_str().unwrap_or("?")))?;
         let tx_tstamp_slot = ptp::debugfs_file(&debugfs::Dir::new(&name), net.clone())?;
@@ -333,6 +358,10 @@ impl pci::Driver for RigcDriver {
         // Nothing queues the reset after this; wait for one that is queued or running. The
         // RTNL is not held here (the unregistration comes after), so waiting cannot deadlock.
         let task = this.net.reset_task.lock().take();
+        if let Some(task) = task {
+            workqueue::cancel_work_sync(&task);
+        }
+        let task = this.net.link_task.lock().take();
         if let Some(task) = task {
             workqueue::cancel_work_sync(&task);
         }

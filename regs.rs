@@ -39,6 +39,8 @@ register! {
         12:12 frcdpx => bool;
         /// Force speed.
         11:11 frcspd => bool;
+        /// Forced speed (with [`CTRL::frcspd`]): [`CTRL_SPEED_10`] or [`CTRL_SPEED_100`].
+        9:8 speed;
         /// Set link up.
         6:6 slu => bool;
         /// PCIe master disable (stop issuing DMA before a reset).
@@ -531,12 +533,46 @@ register! {
 
     /// Energy Efficient Ethernet control.
     pub(crate) EEER(u32) @ 0x00E30 {
+        /// EEE was negotiated on the link (read only).
+        29:29 eee_neg => bool;
         /// Low-power idle also while flow control pauses.
         18:18 lpi_fc => bool;
         /// RX low-power idle.
         17:17 rx_lpi_en => bool;
         /// TX low-power idle.
         16:16 tx_lpi_en => bool;
+    }
+
+    /// Flow control: the destination address of PAUSE frames, low 32 bits.
+    pub(crate) FCAL(u32) @ 0x00028 {
+        31:0 addr;
+    }
+
+    /// Flow control: the destination address of PAUSE frames, high 16 bits.
+    pub(crate) FCAH(u32) @ 0x0002C {
+        15:0 addr;
+    }
+
+    /// Flow control: the EtherType of PAUSE frames.
+    pub(crate) FCT(u32) @ 0x00030 {
+        15:0 ethertype;
+    }
+
+    /// Flow control: the pause time sent in XOFF frames, in slot times.
+    pub(crate) FCTTV(u32) @ 0x00170 {
+        15:0 ttv;
+    }
+
+    /// Flow control: the receive buffer level under which XON is sent, in bytes.
+    pub(crate) FCRTL(u32) @ 0x02160 {
+        /// Send XON when the level falls under the threshold.
+        31:31 xone => bool;
+        17:4 rtl;
+    }
+
+    /// Flow control: the receive buffer level over which XOFF is sent, in bytes.
+    pub(crate) FCRTH(u32) @ 0x02168 {
+        17:4 rth;
     }
 
     /// Internal PHY configuration: which speeds advertise EEE.
@@ -680,6 +716,14 @@ pub(crate) const REG_TEST: [RegTest; 21] = {
 /// [`MDIC`] operations.
 pub(crate) const MDIC_OP_WRITE: u32 = 1;
 pub(crate) const MDIC_OP_READ: u32 = 2;
+/// [`CTRL`]`.speed` when the speed is forced.
+pub(crate) const CTRL_SPEED_10: u32 = 0;
+pub(crate) const CTRL_SPEED_100: u32 = 1;
+/// PAUSE frames (`igc_defines.h`): the reserved multicast address 01:80:C2:00:00:01, as FCAH
+/// and FCAL hold it, and the MAC control EtherType.
+pub(crate) const FLOW_CONTROL_ADDRESS_LOW: u32 = 0x00C2_8001;
+pub(crate) const FLOW_CONTROL_ADDRESS_HIGH: u32 = 0x0000_0100;
+pub(crate) const FLOW_CONTROL_TYPE: u32 = 0x8808;
 /// The valid bit of each vector byte in [`IVAR`] and [`IVAR_MISC`].
 pub(crate) const IVAR_VALID: u8 = 0x80;
 /// [`MRQC`]`.enable`: RSS over several queues.

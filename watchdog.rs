@@ -14,10 +14,10 @@ use kernel::{
 };
 
 use crate::{
-    adapter::{Adapter, Config, WATCHDOG_MS},
-    netdev::{down, up_with},
+    adapter::{Adapter, WATCHDOG_MS},
+    netdev::{down, max_frame, up_with},
     ptp,
-    regs::{CTRL, CTRL_EXT},
+    regs::CTRL_EXT,
 };
 
 /// The 2-second watchdog (`igc_watchdog_task`): link state, statistics, TX hang recovery.
@@ -68,7 +68,7 @@ impl workqueue::WorkItem for Watchdog {
             net.device().carrier_off();
             return;
         }
-        net.link_changed(net.device());
+        net.link_changed(net.device(), &net.link.lock(), false);
         let _ = net.update_stats();
         let expired = net
             .ptp
@@ -103,6 +103,46 @@ pub(crate) fn tx_pending(net: &Registration<Adapter>) -> bool {
 /// A watchdog for the next generation, allocated ahead of bringing the interface up.
 pub(crate) fn next_watchdog(net: &Registration<Adapter>) -> Result<Arc<Watchdog>> {
     Watchdog::new(net.arc(), net.watchdog_gen.load(Relaxed) + 1)
+}
+
+/// The link check after a link interrupt: flow control, carrier and log line need the PHY,
+/// which hard IRQ context cannot wait for (`igc_msix_other` arms the watchdog timer for it).
+#[pin_data]
+pub(crate) struct LinkTask {
+    net: Arc<Registration<Adapter>>,
+    #[pin]
+    work: Work<LinkTask>,
+}
+
+kernel::impl_has_work! {
+    impl HasWork<Self> for LinkTask { self.work }
+}
+
+impl LinkTask {
+    pub(crate) fn new(net: Arc<Registration<Adapter>>) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(LinkTask {
+                net,
+                work <- new_work!("rigc_link_task"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+}
+
+impl workqueue::WorkItem for LinkTask {
+    type Pointer = Arc<LinkTask>;
+
+    fn run(this: Arc<LinkTask>) {
+        let net = &*this.net;
+        // Under the link settings, which bringing the interface down takes to stop the
+        // datapath: a check that started before sees it running and finishes before the
+        // carrier is turned off; one that starts after does nothing.
+        let lc = net.link.lock();
+        if net.running.load(Relaxed) {
+            net.link_changed(net.device(), &lc, true);
+        }
+    }
 }
 
 /// The reset after a TX hang (`igc_reset_task`), queued by `ndo_tx_timeout` and by the watchdog.
@@ -159,7 +199,7 @@ fn reset_after_hang(net: &Registration<Adapter>) {
     let saved = net.systim_read(None).as_nanos();
     let since = Instant::<Monotonic>::now();
     let rings = down(net, &mut cfg);
-    reset_mac(net, &cfg);
+    reset_mac(net);
     net.ptp_restore(saved, since, cfg.queues);
     up_with(net, &mut cfg, rings, wd);
 }
@@ -167,18 +207,18 @@ fn reset_after_hang(net: &Registration<Adapter>) {
 /// The MAC part of `igc_reset`: the global reset, then the driver owns the device again, the
 /// link is set up and the advertisement restored. The caller has the interface down (or
 /// never up) and restores the PHC after. Process context.
-pub(crate) fn reset_mac(net: &Registration<Adapter>, cfg: &Config) {
+pub(crate) fn reset_mac(net: &Registration<Adapter>) {
     let dev = net.device();
     if let Err(e) = net.hw.reset() {
         netdev_err!(dev, "MAC reset did not complete ({:?})\n", e);
     }
     net.hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
-    net.hw.update(CTRL, |c: CTRL| c.with_slu(true));
-    if let Err(e) = net.hw.advertise(cfg.advertise) {
+    let lc = net.link.lock();
+    if let Err(e) = net.hw.setup_link(&lc, max_frame(dev.mtu())) {
         netdev_err!(dev, "PHY setup failed ({:?})\n", e);
     }
-    // "Re-establish EEE setting": off.
-    net.hw.eee_off();
+    // "Re-establish EEE setting".
+    net.hw.set_eee(lc.eee);
 }
 
 impl Adapter {
@@ -186,6 +226,13 @@ impl Adapter {
     pub(crate) fn schedule_reset(&self) {
         if let Some(task) = self.reset_task.lock().as_ref() {
             // Already queued: that reset will do.
+            let _ = workqueue::system().enqueue(task.clone());
+        }
+    }
+
+    /// Queues the link check after a link interrupt, unless unbind has begun. Any context.
+    pub(crate) fn schedule_link_check(&self) {
+        if let Some(task) = self.link_task.lock().as_ref() {
             let _ = workqueue::system().enqueue(task.clone());
         }
     }
