@@ -4,7 +4,8 @@
 //! the interrupt handlers, the watchdog and the PTP clock share.
 
 use kernel::{
-    pci,
+    devres::Devres,
+    pci::{self, IrqHandlers},
     prelude::*,
     sync::{
         aref::ARef,
@@ -88,7 +89,10 @@ pub(crate) struct Adapter {
     /// The flow control resolved at the last link up ([`crate::phy::FcMode`]), for `ethtool -a`.
     pub(crate) fc_current: Atomic<u32>,
 
-    // Interrupts: the vector layout probe found (see [`Adapter::mode`]).
+    // Interrupts: the handlers probe requested, and the vector layout it found (see
+    // [`Adapter::mode`]).
+    #[pin]
+    pub(crate) irqs: Mutex<Option<Devres<Mutex<IrqHandlers<irq::Handler>>>>>,
     pub(crate) mode: Atomic<u32>,
     pub(crate) queue_vectors: Atomic<u32>,
 

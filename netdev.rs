@@ -18,6 +18,7 @@ use kernel::{
     },
     netdev_err, netdev_info, netdev_warn,
     prelude::*,
+    str::CString,
     sync::{atomic::Relaxed, Arc},
     workqueue,
 };
@@ -221,6 +222,26 @@ pub(crate) fn power_down(net: &Registration<Adapter>) {
     }
 }
 
+/// Names the interrupts after the interface, as `igc_request_irq` does at every open: the queue
+/// vectors `<interface>-TxRx-<queue>`, the other one (or the only one) `<interface>`. The device
+/// raises none while the interface is down.
+fn name_irqs(net: &Registration<Adapter>, parent: &device::Device<device::Bound>) -> Result {
+    let ifname = net.device().name().to_str().map_err(|_| EINVAL)?;
+    let irqs = net.irqs.lock();
+    let Some(irqs) = irqs.as_ref() else {
+        return Ok(());
+    };
+    let mut set = irqs.access(parent)?.lock();
+    for i in 0..set.len() {
+        let name = match i {
+            0 => CString::try_from_fmt(fmt!("{ifname}"))?,
+            _ => CString::try_from_fmt(fmt!("{ifname}-TxRx-{}", i - 1))?,
+        };
+        set.rename(i, &name)?;
+    }
+    Ok(())
+}
+
 /// Restarts the interface with new settings, if it is up (`igc_set_ringparam`,
 /// `igc_set_channels`). Transactional: the new rings are allocated while the old ones still
 /// run, and on any error the interface keeps its old settings and rings, up as before. Settings
@@ -410,7 +431,9 @@ impl dev::Operations for Adapter {
         // the driver's.
         power_up(net);
         // `up` leaves the interface untouched when it fails; the PHY goes down again.
-        up(net, parent, &mut cfg).inspect_err(|_| power_down(net))
+        name_irqs(net, parent)
+            .and_then(|()| up(net, parent, &mut cfg))
+            .inspect_err(|_| power_down(net))
     }
 
     fn stop(net: &Registration<Self>) -> Result {

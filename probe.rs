@@ -228,6 +228,7 @@ impl pci::Driver for RigcDriver {
             }),
             link <- new_mutex!(LinkConfig::DEFAULT),
             fc_current: Atomic::new(FcMode::Full.to_raw()),
+            irqs <- new_mutex!(None),
             mode: Atomic::new(0),
             queue_vectors: Atomic::new(0),
             hwstats <- new_mutex!(stats::HwStats::default()),
@@ -246,7 +247,12 @@ impl pci::Driver for RigcDriver {
         let parent: &device::Device<device::Bound> = pdev.as_ref();
         let net = Registration::register(parent, opts, data, |net| {
             // MSI-X: the other vector and one per queue pair; else one MSI or INTx vector.
-            let (n, kind) = pdev.register_irq_handlers(
+            // The handlers hold the registration, and it holds them (to name them at open).
+            // The device keeps a reference of its own, dropped after the handlers are revoked
+            // at unbind (devres runs in reverse), so that the last one is never dropped inside
+            // that revocation, which would wait for itself.
+            kernel::devres::register(parent, net.arc(), GFP_KERNEL)?;
+            let (irqs, kind) = pdev.register_irq_handlers_named(
                 1,
                 (MAX_QUEUES + 1) as u32,
                 pci::IrqTypes::all(),
@@ -268,6 +274,9 @@ impl pci::Driver for RigcDriver {
                     })
                 },
             )?;
+            let n = irqs.access(parent)?.lock().len();
+            // Named after the interface at every open (`netdev::name_irqs`).
+            *net.irqs.lock() = Some(irqs);
             let queues = if matches!(kind, pci::IrqType::MsiX) && n > 1 {
                 net.queue_vectors.store((n - 1) as u32, Relaxed);
                 net.mode.store(1, Relaxed);

@@ -26,8 +26,13 @@ done
 X=/lab/src/lab/guest/ipv6-exthdr-tcp
 exthdr() { # exthdr EXTLEN BYTES
 	ip netns exec b $X recv fd00::2 5300 "$2" >/tmp/exthdr-recv.log 2>&1 &
-	local r=$!
-	sleep 1
+	local r=$! i
+	# Until the receiver listens: a fixed second was not always enough for
+	# Python to start in a loaded TCG guest (connection refused, seen once).
+	for i in $(seq 1 100); do
+		ip netns exec b ss -Hltn 'sport = :5300' | grep -q . && break
+		sleep 0.2
+	done
 	ip netns exec a $X send fd00::2 5300 "$2" "$1" >/tmp/exthdr-send.log 2>&1
 	wait "$r"
 	local rc=$?

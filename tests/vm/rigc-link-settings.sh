@@ -17,7 +17,8 @@
 # - The PHC named after the MAC address, the RSS key the system's random one
 #   (the same for both drivers in one boot), min(4, CPUs) queue pairs, and
 #   the NAPI instances tied to their queues and interrupts in the netdev
-#   netlink family (igc_set_queue_napi, netif_napi_set_irq).
+#   netlink family (igc_set_queue_napi, netif_napi_set_irq), the interrupts
+#   named <interface>-TxRx-<n> at open (igc_request_msix).
 # lab-vm: --driver none --ports 2
 . "$(dirname "$0")/lib.sh"
 
@@ -39,6 +40,12 @@ wait_speed() {
 	return 1
 }
 fails_with() { local want=$1; shift; ! "$@" 2>/tmp/err || return 1; grep -q "$want" /tmp/err || { cat /tmp/err; return 1; }; }
+
+# irq_names IFACE: the names of the interrupts of IFACE in /proc/interrupts,
+# the interface's name written IF, sorted.
+irq_names() {
+	awk -v i="$1" '{ n = $NF } n == i || index(n, i "-") == 1 { sub(i, "IF", n); print n }' /proc/interrupts | sort
+}
 
 cpus=$(nproc)
 want_q=$((cpus < 4 ? cpus : 4))
@@ -119,7 +126,21 @@ for drv in igc rigc; do
 	check "$drv: every RX and TX queue tied to a NAPI instance ($q_napi)" test "$q_napi" = $((2 * want_q))
 	check "$drv: each of the $n_napi NAPI instances tied to an interrupt of its own ($napi_irq)" \
 		test "$napi_irq" = "$n_napi" -a "$n_napi" -gt 0
+	# Interrupt names, with four queues (igc pairs TX and RX then) and after
+	# a rename of the interface while it is down (igc names them at open).
+	ea -L "$A" combined 4
+	check "$drv: carrier after ethtool -L combined 4" wait_carrier a "$A"
+	irq_names "$A" >$o/irqs
+	echo "# $drv interrupts: $(tr '\n' ' ' <$o/irqs)"
+	check "$drv: interrupts named <if> and <if>-TxRx-0..3" \
+		test "$(tr '\n' ' ' <$o/irqs)" = "IF IF-TxRx-0 IF-TxRx-1 IF-TxRx-2 IF-TxRx-3 "
 	ip -n a link set "$A" down
+	ip -n a link set "$A" name rigcx0
+	ip -n a link set rigcx0 up
+	check "$drv: named after the new name at the next open" \
+		test "$(irq_names rigcx0 | tr '\n' ' ')" = "IF IF-TxRx-0 IF-TxRx-1 IF-TxRx-2 IF-TxRx-3 "
+	ip -n a link set rigcx0 down
+	ip -n a link set rigcx0 name "$A"
 	ip netns exec a /lab/src/lab/guest/netdev-nl "$ifindex" >$o/nl-down
 	check "$drv: no queue tied to NAPI while down" sh -c "! awk '\$1 == \"queue\" && \$5 != 0' $o/nl-down | grep -q ."
 
@@ -127,7 +148,7 @@ for drv in igc rigc; do
 	rmmod "$drv"
 done
 
-for f in pause fcregs eee mdix speed phc rssk channels napi; do
+for f in pause fcregs eee mdix speed phc rssk channels napi irqs; do
 	check "$f: rigc as igc" diff /tmp/ls-igc/$f /tmp/ls-rigc/$f
 done
 check "no warning or oops in dmesg" no_kernel_splat
