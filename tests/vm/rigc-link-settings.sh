@@ -20,6 +20,7 @@
 #   netlink family (igc_set_queue_napi, netif_napi_set_irq), the interrupts
 #   named <interface>-TxRx-<n> at open (igc_request_msix).
 # lab-vm: --driver none --ports 2
+# lab-lane: timing (for balance: the main lane is the longer; its steps mostly wait for links)
 . "$(dirname "$0")/lib.sh"
 
 model_reg() { model_values '^value$' reg "$1" "$2"; }
