@@ -46,6 +46,8 @@
 //!                             once or ahead); count, p50, p99, max in ns
 //!                             (null without samples)
 //! lateness-clear PORT         start those figures again
+//! bench PORT                  the benchmark's figures (below)
+//! bench-clear PORT            start them again
 //! wire                        the wire's and the timestamps' settings and
 //!                             the wire's frame counts (below)
 //! wire ideal|realistic|noisy  a preset (src/noise.rs) for every port and
@@ -84,6 +86,16 @@
 //! samples), `histogram` (decade buckets `lt_1us` .. `lt_1s`, `ge_1s`),
 //! `recent` (the last 16 samples, oldest first) and `released_unread`
 //! (stamps freed by a TXSTMPH_0 read or a reset before their own read).
+//!
+//! `bench N` gives the benchmark's figures: the totals since the start of
+//! `mmio_reads`, `mmio_writes` (BAR0), `irqs` (every interrupt message sent,
+//! INTx, MSI and MSI-X), `tx_packets` and `rx_packets` (every queue); since
+//! `bench-clear N` (or the start), `stats_pass_ns`, the duration of each statistics pass of the
+//! driver (host time from the first to the last read of the statistics
+//! block in a burst of at least 16 reads, see `stats_pass.rs`) as `count`,
+//! `p50`, `p99`, `max`; `stats_pass_reads`, the reads of the last pass; and
+//! `txts_read_latency_ns`, the same percentiles of the TX timestamp read
+//! latency above.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -236,6 +248,26 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 "faults": { "txstmph0_rearm_bug": ptp.faults.txstmph0_rearm_bug,
                             "drop_txts_irqs": ptp.faults.drop_txts_irqs },
             })
+        })),
+        "bench" => Ok(port(ports, arg(1))?.with_device(|d| {
+            d.stats_passes.settle(std::time::Instant::now());
+            let passes = &d.stats_passes;
+            let c = d.irqs.counts();
+            let sum = |q: &[crate::mac::QueueCounters]| q.iter().map(|q| q.packets).sum::<u64>();
+            json!({
+                "mmio_reads": d.mmio.values().map(|c| c.reads).sum::<u64>(),
+                "mmio_writes": d.mmio.values().map(|c| c.writes).sum::<u64>(),
+                "irqs": c.intx + c.msi + c.msix.iter().sum::<u64>(),
+                "tx_packets": sum(&d.mac.tx_counters), "rx_packets": sum(&d.mac.rx_counters),
+                "stats_pass_ns": lateness(&passes.durations),
+                "stats_pass_reads": passes.last_reads,
+                "txts_read_latency_ns": lateness(&d.mac.ptp().txts_read_latency.percentiles),
+            })
+        })),
+        "bench-clear" => Ok(port(ports, arg(1))?.with_device(|d| {
+            d.stats_passes.clear();
+            d.mac.ptp_mut().txts_read_latency.percentiles.clear();
+            json!({ "bench": "cleared" })
         })),
         "lateness" => Ok(port(ports, arg(1))?.with_device(|d| {
             let ptp = d.mac.ptp();

@@ -12,6 +12,7 @@ use crate::mac::{Mac, MacConfig};
 use crate::pci_config::{command, ConfigSpace, CONFIG_SIZE, MSIX_PBA_OFFSET};
 use crate::ptp::TimeSource;
 use crate::regs::{BAR0_SIZE, BAR3_SIZE, NUM_MSIX_VECTORS};
+use crate::stats_pass::StatsPasses;
 
 /// VFIO PCI region indexes.
 pub const REGION_BAR0: u32 = 0;
@@ -53,6 +54,8 @@ pub struct Device {
     msix_table: Vec<u8>,
     /// BAR0 accesses by register offset.
     pub mmio: BTreeMap<u32, AccessCount>,
+    /// The driver's statistics passes (reads of the statistics block).
+    pub stats_passes: StatsPasses,
 }
 
 /// Size and access flags of a region (for GET_REGION_INFO).
@@ -74,6 +77,7 @@ impl Device {
             irqs: IrqLines::new(),
             msix_table: vec![0; NUM_MSIX_VECTORS * 16],
             mmio: BTreeMap::new(),
+            stats_passes: StatsPasses::default(),
         }
     }
 
@@ -162,6 +166,9 @@ impl Device {
             c.writes += 1;
         } else {
             c.reads += 1;
+            if StatsPasses::covers(off) {
+                self.stats_passes.read(std::time::Instant::now());
+            }
         }
     }
 

@@ -33,6 +33,7 @@ pub mod port;
 pub mod ptp;
 pub mod regs;
 pub mod stats;
+pub mod stats_pass;
 pub mod tap;
 pub mod vfio_user;
 pub mod wire;

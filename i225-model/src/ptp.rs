@@ -272,6 +272,8 @@ pub struct TxTsReadLatency {
     /// One sample per read of a valid set's TXSTMPH (so `count` equals
     /// [`PtpCounters::tx_read`]).
     pub latency: LatencyStats,
+    /// The same samples, for their percentiles (the benchmark's p50/p99).
+    pub percentiles: Lateness,
     /// Stamps released without a read of their own TXSTMPH: freed by a
     /// TXSTMPH_0 read, or lost to a MAC reset.
     pub released_unread: u64,
@@ -497,7 +499,9 @@ impl Ptp {
         if valid {
             self.counters.tx_read += 1;
             if let Some(ready) = self.tx_ready_at[set].take() {
-                self.txts_read_latency.latency.record(host.saturating_sub(ready));
+                let ns = host.saturating_sub(ready);
+                self.txts_read_latency.latency.record(ns);
+                self.txts_read_latency.percentiles.record(ns);
             }
         }
         if set == 0 {
