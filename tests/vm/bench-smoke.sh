@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark's smoke run (lab/bench's guest half, lab/guest/bench --smoke):
+# every experiment once for C igc and rigc with each step cut to a second or
+# two, then the report (lab/bench-report) in the guest, so that the benchmark
+# cannot rot while the tests pass. No figure is judged: under TCG, and on
+# the checking kernel, they mean nothing; what is checked is that each
+# experiment gives every figure for both drivers and that the table and the
+# plots are made.
+# lab-vm: --driver none --ports 2 --timeout 900
+. /lab/src/tests/vm/lib.sh
+
+out=/tmp/bench-smoke
+rm -rf $out
+/lab/src/lab/guest/bench --smoke --out $out >/tmp/bench-smoke.log 2>&1
+rc=$?
+ran() { [ "$rc" = 0 ] || { tail -20 /tmp/bench-smoke.log; false; }; }
+check "lab/guest/bench --smoke runs every experiment for igc and rigc" ran
+# figures_of DRIVER EXPERIMENT: that experiment's figure lines for the driver.
+figures_of() { awk -v d="$1" -v e="$2." '$2 == d && index($3, e) == 1' $out/figures.txt; }
+each_has_value() { # DRIVER EXPERIMENT
+	local lines
+	lines=$(figures_of "$1" "$2")
+	[ -n "$lines" ] && ! printf '%s\n' "$lines" | grep ' -$'
+}
+for e in ixgbe igb ntp tput; do
+	for d in igc rigc; do
+		check "$e: $(figures_of $d $e | wc -l) figures for $d, each with a value" each_has_value $d $e
+	done
+done
+same_names() { diff <(awk '$2 == "igc" { print $3 }' $out/figures.txt) <(awk '$2 == "rigc" { print $3 }' $out/figures.txt); }
+check "igc and rigc give the same figures" same_names
+interleaved() { # DRIVER
+	grep -q 'interleaved=[1-9]' $out/logs/1-"$1"-ntpload.txt || { cat $out/logs/1-"$1"-ntpload.txt; false; }
+}
+check "ntpload got interleaved responses from chronyd (igc)" interleaved igc
+check "ntpload got interleaved responses from chronyd (rigc)" interleaved rigc
+python3 /lab/src/lab/bench-report $out --reasons /lab/src/bench/reasons.tsv >/tmp/bench-report.log 2>&1
+rc=$?
+report_made() {
+	[ "$rc" = 0 ] && grep -q '| rigc/igc |' $out/results.md && [ "$(ls $out/*.png | wc -l)" -ge 8 ] ||
+		{ cat /tmp/bench-report.log; false; }
+}
+check "lab/bench-report makes the table and the plots" report_made
+tap_done
