@@ -13,6 +13,7 @@ use log::LevelFilter;
 use crate::noise::{self, PathConfig, Preset, Stamping};
 use crate::pci_config::{part_name, DEFAULT_DEVICE_ID};
 use crate::phy::Speed;
+use crate::ptp::sdp::PulseConfig;
 
 pub const USAGE: &str = "\
 usage: i225-model [options] --socket PATH [port options] [--socket PATH [port options]]
@@ -52,6 +53,13 @@ port options (after a --socket; before any --socket: defaults for all ports):
   --ts-noise-ns S       Gaussian error of each TX and RX stamp, sigma S ns
                         (default from --wire)
   --txstmph0-bug        model the TXSTMPH_0 re-arm erratum
+  --pulse PIN,PERIOD_NS[,PHASE_NS[,JITTER_NS[,WIDTH_NS]]]
+                        an external pulse source (a GPS PPS, say) on pin
+                        SDP<PIN> (0..3): rising edges at true times (the
+                        host's CLOCK_REALTIME) k*PERIOD_NS + PHASE_NS, each
+                        pulse moved by a uniform draw in +-JITTER_NS,
+                        falling WIDTH_NS later (default 100 ms, or half the
+                        period); e.g. --pulse 0,1000000000 for a 1 PPS
   --tap NAME            cable the port to host TAP device NAME (created if
                         missing; needs CAP_NET_ADMIN) instead of the wire";
 
@@ -69,6 +77,8 @@ pub struct PortOptions {
     /// Overrides of the preset's timestamp quantum and noise (ps).
     pub ts_quantum_ps: Option<u32>,
     pub ts_noise_ps: Option<u32>,
+    /// The external pulse source on one of the port's pins.
+    pub pulse: Option<PulseConfig>,
 }
 
 impl Default for PortOptions {
@@ -83,6 +93,7 @@ impl Default for PortOptions {
             tap: None,
             ts_quantum_ps: None,
             ts_noise_ps: None,
+            pulse: None,
         }
     }
 }
@@ -253,6 +264,12 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, CliErro
             "--ptp-offset-ns" => target.ptp_offset_ns = parse_num("--ptp-offset-ns", &value("--ptp-offset-ns")?)?,
             "--txstmph0-bug" => target.txstmph0_bug = true,
             "--tap" => target.tap = Some(parse_ifname(&value("--tap")?)?),
+            "--pulse" => {
+                let v = value("--pulse")?;
+                let fields: Vec<&str> = v.split(',').collect();
+                let pulse = PulseConfig::from_fields(&fields).map_err(|e| CliError(format!("--pulse {v}: {e}")))?;
+                target.pulse = Some(pulse);
+            }
             other => return err(format!("unknown option {other:?} (try --help)")),
         }
     }
@@ -381,6 +398,23 @@ mod tests {
         assert!(run(&["--wire-delay-ns", "1,2,3", "--socket", "a"]).is_err());
         assert!(run(&["--wire-loss", "2", "--socket", "a"]).is_err());
         assert!(run(&["--socket", "a", "--ts-noise-ns", "-1"]).is_err());
+    }
+
+    #[test]
+    fn pulse_is_a_port_option() {
+        let o = run(&["--socket", "a", "--pulse", "2,1000000000,250000000,50,200000000", "--socket", "b"]).unwrap();
+        let p = o.ports[0].pulse.expect("port 0's pulse source");
+        assert_eq!(
+            (p.pin, p.period_ns, p.phase_ns, p.jitter_ns, p.width_ns),
+            (2, 1_000_000_000, 250_000_000, 50, 200_000_000)
+        );
+        assert_eq!(o.ports[1].pulse, None);
+        let o = run(&["--pulse", "0,1000000000", "--socket", "a"]).unwrap();
+        assert_eq!(o.ports[0].pulse.map(|p| (p.pin, p.width_ns)), Some((0, 100_000_000)), "default for all ports");
+        for bad in ["4,1000000000", "0", "0,1000000000,,5", "0,1000", "0,1000000000,0,0,0"] {
+            let e = run(&["--socket", "a", "--pulse", bad]).unwrap_err();
+            assert!(e.0.starts_with("--pulse"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! mmio PORT                   BAR0 accesses per register
 //! reg PORT OFFSET             a register's value (OFFSET in hex), read
 //!                             without side effects; refused for the ones
-//!                             whose read has one (statistics, ICR, SYSTIM)
+//!                             whose read has one (statistics, ICR, SYSTIM,
+//!                             TSICR, TXSTMPH, AUXSTMPH); CTRL and CTRL_EXT
+//!                             show the pins' levels
 //! irqs PORT                   interrupts delivered per line
 //! queues PORT                 packets/bytes/drops per TX and RX queue; per TX
 //!                             queue the frames in the TX packet buffer
@@ -20,7 +22,11 @@
 //!                             and how long the wire is busy with it
 //!                             (`tx_buffer`)
 //! ptp PORT                    timestamps captured/read, clock values, TX
-//!                             timestamp read latency (see below)
+//!                             timestamp read latency (see below), target
+//!                             times and clock outputs armed in the past
+//!                             (`tt_armed_in_past`, `clock_armed_in_past`),
+//!                             clocks enabled without STx
+//!                             (`clock_without_start`)
 //! cable plug|unplug           connect or disconnect every port's cable
 //!                             (the wire, TAP devices)
 //! vanish PORT on|off          device falls off the bus (reads all ones)
@@ -43,7 +49,9 @@
 //!                             times, EITR-held interrupts, TX frames handed
 //!                             to the cable after their first bit left
 //!                             (`tx_wire_ns`: 0 for the many handed over at
-//!                             once or ahead); count, p50, p99, max in ns
+//!                             once or ahead), the pulse source's edges
+//!                             (`aux_ns`), the clock outputs' edges
+//!                             (`clock_ns`); count, p50, p99, max in ns
 //!                             (null without samples)
 //! lateness-clear PORT         start those figures again
 //! bench PORT                  the benchmark's figures (below)
@@ -60,7 +68,48 @@
 //! wire drop N [PORT]          the wire drops the next N frames PORT (or
 //!                             each port) sends
 //! wire seed N                 every generator restarted from seed N
+//!                             (the pulse source's jitter too)
+//! pulse PORT                  the port's external pulse source (below)
+//! pulse PORT off              no pulse source
+//! pulse PORT PIN PERIOD_NS [PHASE_NS [JITTER_NS [WIDTH_NS]]]
+//!                             a pulse source on SDP<PIN> (0..3): rising
+//!                             edges at true times k*PERIOD_NS + PHASE_NS,
+//!                             each pulse moved by a uniform draw in
+//!                             +-JITTER_NS, falling WIDTH_NS later (default
+//!                             100 ms, or half the period if shorter)
+//! edges PORT [PIN]            the pins (or pin PIN) and their last 64 edges
+//! edges-clear PORT            forget the edges logged
 //! ```
+//!
+//! The pins (src/ptp/sdp.rs): SDP0..SDP3 with their direction in CTRL
+//! (SDP0/1_DIR, bits 22/23) and CTRL_EXT (SDP2/3_DIR, bits 10/11), their
+//! level in CTRL.SDP0/1_DATA (18/19) and CTRL_EXT.SDP2/3_DATA (6/7), and
+//! TSSDP routing the auxiliary timestamps (inputs) and the target-time and
+//! clock outputs (TT0, TT1, FC0, FC1) to them, as igc programs them.
+//!
+//! `pulse` answers `{"pulse": null}` or `{"pulse": {"pin", "period_ns",
+//! "phase_ns", "jitter_ns", "width_ns", "level", "next_edge_true_ns",
+//! "edges", "latched": [AUX0, AUX1], "busy": [AUX0, AUX1], "ignored",
+//! "on_output", "resyncs"}, "true_offset_ns"}`: `latched` counts the edges
+//! stamped into AUXSTMPn, `busy` those a channel missed because its last
+//! stamp was unread (AUXSTMPHn not read yet), `ignored` those on an input
+//! no enabled channel samples, `on_output` those on a pin configured as an
+//! output. True time is the model's host clock (CLOCK_MONOTONIC) plus
+//! `true_offset_ns`, CLOCK_REALTIME − CLOCK_MONOTONIC sampled at start and
+//! at each `pulse` setting: the host's CLOCK_REALTIME, so that a 1 s source
+//! with phase 0 pulses on its whole seconds (what `ts2phc -s generic`
+//! expects). `reset-faults` restores the command line's pulse source.
+//!
+//! `edges` answers `{"true_offset_ns", "pins": [{"pin", "direction" ("in"
+//! or "out"), "function" ("input", "aux0", "aux1", "aux0+aux1", "gpio",
+//! "tt0", "tt1", "fc0", "fc1"), "level", "count" (edges since the last
+//! clear), "edges": [...]}]}`, each edge (oldest first) `{"rising", "cause"
+//! ("pulse", "tt0", "tt1", "fc0", "fc1", "sw"), "true_ns", "host_ns",
+//! "systim_ns" (SYSTIM0 at the edge, exact), "systim_minus_true_ns",
+//! "aux": [{"channel", "latched", "stamp_ns"}]}` (`aux`: what each channel
+//! sampling an input pin did; `stamp_ns` is the stamp it holds after the
+//! edge, with the port's stamp quantum and noise). Times in ns are strings
+//! (they exceed a double's exact range), `systim_minus_true_ns` a number.
 //!
 //! Every `wire` command answers with the settings: `preset` (the name of
 //! the preset they match, or `custom`), `seed`, and per port `name`,
@@ -103,8 +152,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::device::Device;
 use crate::noise::{self, Preset};
 use crate::port::Port;
+use crate::ptp::sdp::{Edge, PulseConfig, NUM_PINS};
 
 fn tx_buffer(b: &crate::mac::tx::TxBufferStatus) -> Value {
     json!({ "frames": b.frames.iter().sum::<usize>(), "bytes": b.bytes, "capacity": b.capacity,
@@ -114,6 +165,55 @@ fn tx_buffer(b: &crate::mac::tx::TxBufferStatus) -> Value {
 fn lateness(l: &crate::lateness::Lateness) -> Value {
     let s = l.summary();
     json!({ "count": s.count, "p50": s.p50_ns, "p99": s.p99_ns, "max": s.max_ns })
+}
+
+/// The `pulse` answer: the port's pulse source.
+fn pulse_answer(d: &Device) -> Value {
+    let ptp = d.mac.ptp();
+    let source = ptp.pins().pulse().map(|s| {
+        let (c, n) = (s.config, s.counters);
+        json!({
+            "pin": c.pin, "period_ns": c.period_ns, "phase_ns": c.phase_ns, "jitter_ns": c.jitter_ns,
+            "width_ns": c.width_ns, "level": s.level, "next_edge_true_ns": s.next_edge().to_string(),
+            "edges": n.edges, "latched": n.latched, "busy": n.busy, "ignored": n.ignored,
+            "on_output": n.on_output, "resyncs": n.resyncs,
+        })
+    });
+    json!({ "pulse": source, "true_offset_ns": ptp.true_offset_ns().to_string() })
+}
+
+fn edge(e: &Edge) -> Value {
+    let aux: Vec<Value> = e
+        .aux
+        .iter()
+        .enumerate()
+        .filter_map(|(ch, a)| {
+            a.map(|a| json!({ "channel": ch, "latched": a.latched, "stamp_ns": a.stamp_ns.to_string() }))
+        })
+        .collect();
+    json!({
+        "rising": e.rising, "cause": e.cause.name(), "true_ns": e.true_ns.to_string(),
+        "host_ns": e.host_ns.to_string(), "systim_ns": e.systim_ns.to_string(),
+        "systim_minus_true_ns": i64::try_from(e.systim_ns - e.true_ns).ok(), "aux": aux,
+    })
+}
+
+/// The `edges` answer: `pins` of the port.
+fn edges_answer(d: &Device, pins: &[usize]) -> Value {
+    let ptp = d.mac.ptp();
+    let config = ptp.pins().config();
+    let pins: Vec<Value> = pins
+        .iter()
+        .map(|&pin| {
+            let log = ptp.pins().log(pin);
+            json!({
+                "pin": pin, "direction": if config.is_output(pin) { "out" } else { "in" },
+                "function": config.role(pin), "level": ptp.pin_level(pin), "count": log.count,
+                "edges": log.recent.iter().map(edge).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "true_offset_ns": ptp.true_offset_ns().to_string(), "pins": pins })
 }
 
 /// How long `flap` keeps the cable unplugged.
@@ -240,6 +340,8 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 "systim1_ns": ptp.systim1.at(now).to_string(),
                 "tx_captured": c.tx_captured, "tx_read": c.tx_read, "tx_skipped_busy": c.tx_skipped_busy,
                 "rx_stamped": c.rx_stamped, "txts_irqs_dropped": c.txts_irqs_dropped,
+                "tt_armed_in_past": c.tt_armed_in_past, "clock_armed_in_past": c.clock_armed_in_past,
+                "clock_without_start": c.clock_without_start,
                 "txts_read_latency_ns": {
                     "count": l.count, "min": some_sample(l.min_ns), "max": some_sample(l.max_ns),
                     "mean": l.mean_ns(), "histogram": histogram, "recent": l.recent,
@@ -276,11 +378,15 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 "target_time_ns": lateness(&ptp.target_time_lateness),
                 "eitr_release_ns": lateness(&d.mac.intr.release_lateness),
                 "tx_wire_ns": lateness(d.mac.tx_lateness()),
+                "aux_ns": lateness(&ptp.aux_lateness),
+                "clock_ns": lateness(&ptp.clock_lateness),
             })
         })),
         "lateness-clear" => Ok(port(ports, arg(1))?.with_device(|d| {
             d.mac.ptp_mut().sys_wrap_lateness.clear();
             d.mac.ptp_mut().target_time_lateness.clear();
+            d.mac.ptp_mut().aux_lateness.clear();
+            d.mac.ptp_mut().clock_lateness.clear();
             d.mac.intr.release_lateness.clear();
             d.mac.clear_tx_lateness();
             json!({ "lateness": "cleared" })
@@ -311,6 +417,7 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                     d.mac.faults = Default::default();
                     d.mac.ptp_mut().faults = Default::default();
                     d.mac.ptp_mut().stamping.restore();
+                    d.mac.restore_pulse();
                 });
                 if let Some(path) = p.far_end().tx_path() {
                     path.restore();
@@ -364,6 +471,44 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             });
             Ok(json!({ "flap": true }))
         }
+        "pulse" => {
+            let p = port(ports, arg(1))?;
+            let config = match &words[2..] {
+                [] => None,
+                ["off"] => Some(None),
+                fields => Some(Some(PulseConfig::from_fields(fields)?)),
+            };
+            Ok(p.with_device(|d| {
+                if let Some(config) = config {
+                    d.mac.set_pulse(config);
+                } else {
+                    d.mac.tick();
+                }
+                pulse_answer(d)
+            }))
+        }
+        "edges" => {
+            let p = port(ports, arg(1))?;
+            let pins: Vec<usize> = match arg(2) {
+                None => (0..NUM_PINS).collect(),
+                Some(pin) => {
+                    let pin: usize = pin.parse().map_err(|_| format!("bad pin {pin:?}"))?;
+                    if pin >= NUM_PINS {
+                        return Err(format!("no pin {pin} (0..3)"));
+                    }
+                    vec![pin]
+                }
+            };
+            Ok(p.with_device(|d| {
+                d.mac.tick();
+                edges_answer(d, &pins)
+            }))
+        }
+        "edges-clear" => Ok(port(ports, arg(1))?.with_device(|d| {
+            d.mac.tick();
+            d.mac.ptp_mut().clear_edges();
+            json!({ "edges": "cleared" })
+        })),
         "wire" => wire(&words[1..], ports),
         other => Err(format!("unknown command {other:?}")),
     }
@@ -454,7 +599,10 @@ fn wire(args: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             at_most(2)?;
             let seed: u64 = arg(1).ok_or("seed missing")?.parse().map_err(|_| "bad seed")?;
             for p in ports {
-                p.with_device(|d| d.mac.ptp_mut().stamping.reseed(seed));
+                p.with_device(|d| {
+                    d.mac.ptp_mut().stamping.reseed(seed);
+                    d.mac.ptp_mut().reseed_pulse();
+                });
                 if let Some(path) = p.far_end().tx_path() {
                     path.reseed(seed);
                 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! How late the model's timed events happen against their due time: the PTP
-//! events (SYS_WRAP at each second of SYSTIM0, the target times) and the
-//! interrupts EITR moderation held back. The port's worker sleeps until the
+//! events (SYS_WRAP at each second of SYSTIM0, the target times, the pulse
+//! source's edges, the clock outputs' edges) and the interrupts EITR
+//! moderation held back. The port's worker sleeps until the
 //! earliest of them is due, whatever the traffic, so these figures are the
 //! host's scheduling latency, not the model's design.
 

@@ -20,8 +20,9 @@ use crate::dma::GuestMemory;
 use crate::interrupts::{Interrupts, Signals};
 use crate::nvm::Nvm;
 use crate::phy::{Abilities, Link, Partner, Phy, Speed};
+use crate::ptp::sdp::{PinConfig, PulseConfig};
 use crate::ptp::{Ptp, PtpConfig, TimeSource};
-use crate::regs::{self, ctrl, eecd, icr, mdic, phpm, qctl, rah, status, swsm, NUM_QUEUES};
+use crate::regs::{self, ctrl, ctrl_ext, eecd, icr, mdic, phpm, qctl, rah, status, swsm, NUM_QUEUES};
 use crate::stats::Stats;
 use crate::wire::Frame;
 
@@ -142,6 +143,7 @@ impl Mac {
             late_rx_counts: Default::default(),
             phy_changed: true,
         };
+        mac.ptp.set_true_offset_ns(mac.clock.true_offset_ns());
         mac.reset();
         mac
     }
@@ -171,6 +173,8 @@ impl Mac {
     /// NVM-derived registers reloaded. The PHY and its link are untouched.
     pub fn reset(&mut self) {
         let now = self.now();
+        // The pins' and timers' events due before the reset happen before it.
+        self.ptp.tick(now);
         self.regs.fill(0);
         let auto_rd = if self.faults.no_auto_rd { 0 } else { eecd::AUTO_RD };
         self.set_reg(regs::EECD, self.nvm.eecd_bits() | auto_rd);
@@ -281,7 +285,8 @@ impl Mac {
 
     /// Host time at which the next timed event falls due: a firing EITR
     /// holds, late RX DMA, TX work (a frame leaving or left, a write-back),
-    /// a PTP event (the next second of SYSTIM0, an armed target time). The
+    /// a PTP event (the next second of SYSTIM0, an armed target time, a pin
+    /// edge: the pulse source's, a clock output's). The
     /// port's worker wakes then, whatever the traffic.
     pub fn next_deadline(&self) -> Option<u64> {
         [self.next_irq_deadline(), self.next_dma_deadline(), self.next_tx_deadline(), self.ptp.next_event(self.now())]
@@ -317,12 +322,69 @@ impl Mac {
         &self.stats
     }
 
-    /// Periodic work (PTP events).
+    /// Periodic work (PTP events, the pins' edges): everything due by now.
+    /// Also run before each access to the PTP block and the pin registers.
     pub fn tick(&mut self) {
         let now = self.now();
+        self.tick_at(now);
+    }
+
+    fn tick_at(&mut self, now: u64) {
         if self.ptp.tick(now) {
             self.intr.raise(icr::TS);
         }
+    }
+
+    /// CTRL or CTRL_EXT as read: the stored value with the SDPn_DATA bits
+    /// showing the pins' levels.
+    fn with_pin_levels(&self, off: u32) -> u32 {
+        let (stored, bits) = match off {
+            regs::CTRL => (self.reg(off), [(0, ctrl::SDP0_DATA), (1, ctrl::SDP1_DATA)]),
+            _ => (self.reg(off), [(2, ctrl_ext::SDP2_DATA), (3, ctrl_ext::SDP3_DATA)]),
+        };
+        bits.iter().fold(
+            stored & !(bits[0].1 | bits[1].1),
+            |v, &(pin, bit)| {
+                if self.ptp.pin_level(pin) {
+                    v | bit
+                } else {
+                    v
+                }
+            },
+        )
+    }
+
+    /// CTRL, CTRL_EXT or TSSDP changed: the pins' configuration follows.
+    fn update_pins(&mut self) {
+        let config =
+            PinConfig { ctrl: self.reg(regs::CTRL), ctrl_ext: self.reg(regs::CTRL_EXT), tssdp: self.reg(regs::TSSDP) };
+        let now = self.now();
+        self.ptp.set_pin_config(config, now);
+    }
+
+    /// Sets (or, with `None`, removes) the external pulse source, its
+    /// first edge after now; the true time's offset is sampled again.
+    pub fn set_pulse(&mut self, config: Option<PulseConfig>) {
+        self.tick();
+        self.ptp.set_true_offset_ns(self.clock.true_offset_ns());
+        let now = self.now();
+        self.ptp.set_pulse(config, now);
+    }
+
+    /// The command line's pulse source (`reset-faults` goes back to it), its
+    /// jitter drawn from generator stream `stream` of the stamping's seed.
+    pub fn set_pulse_startup(&mut self, config: Option<PulseConfig>, stream: u64) {
+        self.tick();
+        self.ptp.set_true_offset_ns(self.clock.true_offset_ns());
+        let now = self.now();
+        self.ptp.set_pulse_startup(config, stream, now);
+    }
+
+    /// Back to the command line's pulse source (unchanged if it is that).
+    pub fn restore_pulse(&mut self) {
+        self.tick();
+        let now = self.now();
+        self.ptp.restore_pulse(now);
     }
 
     fn status(&self) -> u32 {
@@ -356,8 +418,8 @@ impl Mac {
         }
         match off {
             regs::STATUS | regs::EERD | regs::SRWR | regs::SWSM | regs::ICR | regs::EICR => None,
-            regs::SYSTIML | regs::SYSTIMH | regs::SYSTIMR => None,
-            regs::SYSTIML_1 | regs::SYSTIMH_1 | regs::SYSTIMR_1 => None,
+            o if Ptp::read_has_effect(o) => None,
+            regs::CTRL | regs::CTRL_EXT => Some(self.with_pin_levels(off)),
             o if Ptp::contains(o) => {
                 let now = self.now();
                 Some(self.ptp.read(o, now))
@@ -385,8 +447,13 @@ impl Mac {
             // No firmware: its half of SW_FW_SYNC is always free.
             regs::SW_FW_SYNC => self.reg(off) & 0xFFFF,
             o if Stats::contains(o) => self.stats.read(o),
+            regs::CTRL | regs::CTRL_EXT => {
+                self.tick();
+                self.with_pin_levels(off)
+            }
             o if Ptp::contains(o) => {
                 let now = self.now();
+                self.tick_at(now);
                 self.ptp.read(o, now)
             }
             o => match self.intr.read(o) {
@@ -422,7 +489,16 @@ impl Mac {
         }
         let off = off & !3;
         match off {
-            regs::CTRL => self.write_ctrl(val, mem),
+            regs::CTRL => {
+                self.tick();
+                self.write_ctrl(val, mem);
+                self.update_pins();
+            }
+            regs::CTRL_EXT | regs::TSSDP => {
+                self.tick();
+                self.set_reg(off, val);
+                self.update_pins();
+            }
             regs::STATUS => {}
             regs::EECD => {
                 if val & eecd::FLUPD != 0 {
@@ -445,7 +521,9 @@ impl Mac {
             }
             o if Stats::contains(o) => {}
             o if Ptp::contains(o) => {
+                // One instant for both: nothing due slips past the write.
                 let now = self.now();
+                self.tick_at(now);
                 if self.ptp.write(o, val, now) {
                     self.intr.raise(icr::TS);
                 }

@@ -71,6 +71,8 @@ fn run(opts: Options) -> std::io::Result<()> {
         port.with_device(|d| {
             d.mac.ptp_mut().faults.txstmph0_rearm_bug = po.txstmph0_bug;
             d.mac.ptp_mut().stamping = Noise::new(stamping, opts.seed, noise::stream::stamps(i));
+            // After the stamping: the pulse source's jitter draws from its seed.
+            d.mac.set_pulse_startup(po.pulse, noise::stream::pulse(i));
         });
         let m = config.mac_addr;
         log::info!(

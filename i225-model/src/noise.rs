@@ -38,6 +38,10 @@ pub mod stream {
     pub fn stamps(index: usize) -> u64 {
         0x100 + index as u64
     }
+    /// The jitter of port `index`'s external pulse source.
+    pub fn pulse(index: usize) -> u64 {
+        0x200 + index as u64
+    }
 }
 
 fn splitmix64(x: u64) -> u64 {

@@ -8,6 +8,12 @@
 //! times the host rate, which is the exact inverse of `igc_ptp_adjfine_i225`
 //! (INCVALUE = |scaled_ppm| * 2^14 / 78125). `error` is the configured
 //! oscillator frequency error of the port, shared by both timers.
+//!
+//! The software-definable pins and the time-sync functions on them (the
+//! auxiliary timestamps, the target-time and clock outputs, an external
+//! pulse source) are in [`sdp`].
+
+pub mod sdp;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +27,13 @@ const NSEC_PER_SEC: i128 = 1_000_000_000;
 /// Where the model takes its notion of "now" from, in nanoseconds.
 pub trait TimeSource: Send + Sync {
     fn now_ns(&self) -> u64;
+
+    /// What to add to [`TimeSource::now_ns`] for the true time, the
+    /// timescale the external pulse source's edges are on and the pin edges
+    /// are reported in ([`sdp`]): 0 unless the source says otherwise.
+    fn true_offset_ns(&self) -> i64 {
+        0
+    }
 }
 
 /// The host's CLOCK_MONOTONIC.
@@ -33,6 +46,22 @@ impl TimeSource for HostClock {
         // SAFETY: clock_gettime only writes the timespec we pass.
         unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+
+    /// CLOCK_REALTIME − CLOCK_MONOTONIC now: the true time is the host's
+    /// CLOCK_REALTIME (as it was when this was sampled: a later step of the
+    /// host's clock does not move it; slewing moves both clocks alike).
+    fn true_offset_ns(&self) -> i64 {
+        let read = |clock| {
+            let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            // SAFETY: clock_gettime only writes the timespec we pass.
+            unsafe { libc::clock_gettime(clock, &mut ts) };
+            ts.tv_sec * 1_000_000_000 + ts.tv_nsec
+        };
+        let before = read(libc::CLOCK_MONOTONIC);
+        let real = read(libc::CLOCK_REALTIME);
+        let after = read(libc::CLOCK_MONOTONIC);
+        real - before - (after - before) / 2
     }
 }
 
@@ -103,6 +132,16 @@ impl Timer {
         if self.at(now) >= value {
             return Some(now);
         }
+        self.first_host_at(value).map(|h| h.max(now))
+    }
+
+    /// The first host time (ns) since the timer was last set, started,
+    /// stopped or retuned at which it reads `value` or more: that instant
+    /// itself if it already did then; `None` if it is stopped short of it.
+    pub fn first_host_at(&self, value: i128) -> Option<u64> {
+        if self.at(self.base_host) >= value {
+            return Some(self.base_host);
+        }
         if !self.running {
             return None;
         }
@@ -122,7 +161,7 @@ impl Timer {
         while self.at(u64::try_from(i128::from(self.base_host) + dt).ok()?) < value {
             dt += 1;
         }
-        u64::try_from(i128::from(self.base_host) + dt).ok().map(|h| h.max(now))
+        u64::try_from(i128::from(self.base_host) + dt).ok()
     }
 
     fn rebase(&mut self, host: u64) {
@@ -160,6 +199,14 @@ pub fn split(value: i128) -> (u32, u32) {
 
 fn join(sec: u32, ns: u32) -> i128 {
     i128::from(sec) * NSEC_PER_SEC + i128::from(ns)
+}
+
+/// The earlier of two optional instants.
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// TX and RX latencies the driver corrects for, by link speed (ns).
@@ -203,6 +250,12 @@ pub struct PtpCounters {
     /// on hardware ("programming any past time value into TT register will
     /// cause PPS to never start", igc_ptp.c), they never fire.
     pub tt_armed_in_past: u64,
+    /// Clock outputs started (TSAUXC.EN_CLKx with STx) with a target time
+    /// already past: they never start either.
+    pub clock_armed_in_past: u64,
+    /// TSAUXC.EN_CLKx set without STx (igc never does): the model's clock
+    /// stays still.
+    pub clock_without_start: u64,
 }
 
 /// Upper bounds (exclusive) of the latency histogram buckets with their
@@ -300,8 +353,14 @@ pub struct Ptp {
     tt_pending: [bool; 2],
     /// FREQOUT0/1: the clock-mode half periods.
     freqout: [u32; 2],
-    /// AUXSTMPL/H0 and 1 (read-only to software): the auxiliary timestamps.
+    /// AUXSTMPL/H0 and 1 (read-only to software): the auxiliary timestamps,
+    /// latched by an edge on their pin (TSAUXC.AUTTx then set until the
+    /// read of AUXSTMPHx).
     auxstmp: [(u32, u32); 2],
+    /// The pins, their time-sync functions and the pulse source.
+    pins: sdp::Pins,
+    /// True time − host time (ns): see [`TimeSource::true_offset_ns`].
+    true_offset_ns: i128,
     tsicr: u32,
     tsim: u32,
     last_second: u32,
@@ -315,6 +374,13 @@ pub struct Ptp {
     pub sys_wrap_lateness: Lateness,
     /// Host time from SYSTIM0 reaching an armed target time to TSICR.TTx.
     pub target_time_lateness: Lateness,
+    /// Host time from each edge of the pulse source to its processing
+    /// (the auxiliary timestamp, TSICR.AUTTx).
+    pub aux_lateness: Lateness,
+    /// Host time from each clock-output edge to its processing (only the
+    /// clocks the worker wakes for: half periods of
+    /// [`sdp::CLOCK_WAKE_MIN_NS`] and more).
+    pub clock_lateness: Lateness,
     /// The resolution and error of the TX and RX stamps (exact unless
     /// configured); SYSTIM reads stay exact.
     pub stamping: Noise<Stamping>,
@@ -338,6 +404,8 @@ impl Ptp {
             tt_pending: [false; 2],
             freqout: [0; 2],
             auxstmp: [(0, 0); 2],
+            pins: sdp::Pins::default(),
+            true_offset_ns: 0,
             tsicr: 0,
             tsim: 0,
             last_second: 0,
@@ -348,12 +416,15 @@ impl Ptp {
             txts_read_latency: TxTsReadLatency::default(),
             sys_wrap_lateness: Lateness::default(),
             target_time_lateness: Lateness::default(),
+            aux_lateness: Lateness::default(),
+            clock_lateness: Lateness::default(),
             stamping: Noise::new(Stamping::EXACT, DEFAULT_SEED, 0),
         }
     }
 
     /// Host time of the next PTP event (the next second of SYSTIM0, an
-    /// armed target time), for the port's worker to wake at.
+    /// armed target time, the pulse source's next edge, a clock output's
+    /// start or next edge), for the port's worker to wake at.
     pub fn next_event(&self, host: u64) -> Option<u64> {
         let now = self.systim0.at(host);
         let next_second = (now / NSEC_PER_SEC + 1) * NSEC_PER_SEC;
@@ -362,17 +433,16 @@ impl Ptp {
             if self.tsauxc & en != 0 && self.tt_pending[i] {
                 let (h, l) = self.trgttim[i];
                 let t = self.systim0.host_at(join(h, l & 0x3FFF_FFFF), host);
-                due = match (due, t) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
+                due = earliest(due, t);
             }
         }
-        due
+        earliest(due, self.next_pin_event(host))
     }
 
     /// MAC reset: control registers clear, the timers keep counting (the
-    /// driver saves and restores the time around its resets anyway).
+    /// driver saves and restores the time around its resets anyway). The
+    /// pins go back to inputs (CTRL, CTRL_EXT and TSSDP clear); the pulse
+    /// source, outside the chip, goes on.
     pub fn reset(&mut self, host: u64) {
         self.systim0.set_timinca(host, 0);
         self.systim0.set_running(host, true);
@@ -386,6 +456,7 @@ impl Ptp {
         self.tt_pending = [false; 2];
         self.freqout = [0; 2];
         self.auxstmp = [(0, 0); 2];
+        self.reset_pins();
         self.tsicr = 0;
         self.tsim = 0;
         self.txts_armed = true;
@@ -452,9 +523,16 @@ impl Ptp {
             regs::FREQOUT0 => self.freqout[0],
             regs::FREQOUT1 => self.freqout[1],
             regs::AUXSTMPL0 => self.auxstmp[0].1,
-            regs::AUXSTMPH0 => self.auxstmp[0].0,
             regs::AUXSTMPL1 => self.auxstmp[1].1,
-            regs::AUXSTMPH1 => self.auxstmp[1].0,
+            // Reading the high half frees the latch for the next edge.
+            regs::AUXSTMPH0 => {
+                self.tsauxc &= !tsauxc::AUTT0;
+                self.auxstmp[0].0
+            }
+            regs::AUXSTMPH1 => {
+                self.tsauxc &= !tsauxc::AUTT1;
+                self.auxstmp[1].0
+            }
             regs::TSICR => std::mem::take(&mut self.tsicr),
             regs::TSIM => self.tsim,
             _ => {
@@ -467,6 +545,23 @@ impl Ptp {
                 0
             }
         }
+    }
+
+    /// True for the registers of the block whose read changes something
+    /// (TSICR clears, TXSTMPH and AUXSTMPH free their sets, SYSTIM latches).
+    pub fn read_has_effect(off: u32) -> bool {
+        matches!(
+            off,
+            regs::TSICR
+                | regs::AUXSTMPH0
+                | regs::AUXSTMPH1
+                | regs::SYSTIML
+                | regs::SYSTIMH
+                | regs::SYSTIMR
+                | regs::SYSTIML_1
+                | regs::SYSTIMH_1
+                | regs::SYSTIMR_1
+        ) || TXSTMP.iter().any(|&(_, h)| h == off)
     }
 
     /// What a byte or word write merges its bytes into: the stored control
@@ -542,7 +637,11 @@ impl Ptp {
             }
             regs::TSYNCRXCTL => self.tsyncrxctl = val,
             regs::TSAUXC => {
-                let newly = val & !self.tsauxc;
+                // AUTT0/1 are the hardware's: a write leaves them alone.
+                let autt = tsauxc::AUTT0 | tsauxc::AUTT1;
+                let val = (val & !autt) | (self.tsauxc & autt);
+                let old = self.tsauxc;
+                let newly = val & !old;
                 self.tsauxc = val;
                 self.systim0.set_running(host, val & tsauxc::DISABLE_SYSTIM0 == 0);
                 self.systim1.set_running(host, val & tsauxc::DISABLE_SYSTIM1 == 0);
@@ -551,6 +650,7 @@ impl Ptp {
                         self.arm_target(i, host);
                     }
                 }
+                self.clocks_written(old, val, host);
             }
             regs::TRGTTIML0 => self.trgttim[0].1 = val,
             regs::TRGTTIMH0 | regs::TRGTTIMH1 => {
@@ -658,7 +758,14 @@ impl Ptp {
     }
 
     /// Periodic work: SYS_WRAP on each new second of SYSTIM0, target time
-    /// events. Returns true if ICR.TS must be raised.
+    /// events (toggling the pins TT0/TT1 drive), the clock outputs' edges
+    /// and the pulse source's edges (auxiliary timestamps), each at its own
+    /// instant: everything due by `host`. Returns true if ICR.TS must be
+    /// raised.
+    ///
+    /// The MAC runs it before every access to the PTP block and the pin
+    /// registers, so that events fall before a change of the timers or of
+    /// the pins' configuration however late the worker is.
     pub fn tick(&mut self, host: u64) -> bool {
         let now = self.systim0.at(host);
         let mut cause = 0;
@@ -675,16 +782,22 @@ impl Ptp {
         for (i, (en, bit)) in [(tsauxc::EN_TT0, tsicr::TT0), (tsauxc::EN_TT1, tsicr::TT1)].into_iter().enumerate() {
             let (h, l) = self.trgttim[i];
             // Bits 31:30 of TRGTTIML select the timer; only SYSTIM0 is used.
-            if self.tsauxc & en != 0 && self.tt_pending[i] && now >= join(h, l & 0x3FFF_FFFF) {
+            let target = join(h, l & 0x3FFF_FFFF);
+            if self.tsauxc & en != 0 && self.tt_pending[i] && now >= target {
                 self.tt_pending[i] = false;
-                let late = now - join(h, l & 0x3FFF_FFFF);
+                let late = now - target;
                 self.target_time_lateness.record(u64::try_from(late).unwrap_or(u64::MAX));
                 cause |= bit;
                 if self.tsauxc & tsauxc::DIS_TS_CLEAR == 0 {
                     self.tsauxc &= !en;
                 }
+                // The output level of target time i changes (level-change
+                // mode: igc's half-period re-arming makes a square wave).
+                self.toggle(sdp::Function::TargetTime(i), target, host);
             }
         }
+        self.run_clocks(host);
+        cause |= self.run_pulse(host);
         cause != 0 && self.set_cause(cause)
     }
 }

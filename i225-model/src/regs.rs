@@ -25,6 +25,9 @@ pub const FCAL: u32 = 0x0028;
 pub const FCAH: u32 = 0x002C;
 pub const FCT: u32 = 0x0030;
 pub const VET: u32 = 0x0038;
+/// Time-sync SDP configuration: which pins carry the auxiliary timestamp
+/// inputs and the target-time / clock outputs ([`tssdp`]).
+pub const TSSDP: u32 = 0x003C;
 pub const FCTTV: u32 = 0x0170;
 pub const RCTL: u32 = 0x0100;
 pub const TCTL: u32 = 0x0400;
@@ -175,6 +178,14 @@ pub mod ctrl {
     pub const SLU: u32 = 1 << 6;
     pub const FRCSPD: u32 = 1 << 11;
     pub const FRCDPX: u32 = 1 << 12;
+    /// The level of SDP0 / SDP1 (e1000's SWDPIN0/1, which igb's 82580 PEROUT
+    /// code reads back as the pin's level): written, the level an output
+    /// pin under software control drives; read, the pin's level.
+    pub const SDP0_DATA: u32 = 1 << 18;
+    pub const SDP1_DATA: u32 = 1 << 19;
+    /// SDP0 / SDP1 direction, 1 = output (igc_defines.h).
+    pub const SDP0_DIR: u32 = 1 << 22;
+    pub const SDP1_DIR: u32 = 1 << 23;
     pub const RST: u32 = 1 << 26;
     pub const RFCE: u32 = 1 << 27;
     pub const TFCE: u32 = 1 << 28;
@@ -200,7 +211,35 @@ pub mod eecd {
 }
 
 pub mod ctrl_ext {
+    /// The level of SDP2 / SDP3, as CTRL.SDP0/1_DATA (e1000_defines.h).
+    pub const SDP2_DATA: u32 = 1 << 6;
+    pub const SDP3_DATA: u32 = 1 << 7;
+    /// SDP2 / SDP3 direction, 1 = output (igc_defines.h).
+    pub const SDP2_DIR: u32 = 1 << 10;
+    pub const SDP3_DIR: u32 = 1 << 11;
     pub const DRV_LOAD: u32 = 1 << 28;
+}
+
+/// TSSDP fields (igc_defines.h, "SDP Configuration Bits").
+pub mod tssdp {
+    /// AUX0_SEL: the pin (0..3) auxiliary timestamp 0 samples.
+    pub const AUX0_SEL_MASK: u32 = 3;
+    pub const AUX0_TS_SDP_EN: u32 = 1 << 2;
+    pub const AUX1_SEL_SHIFT: u32 = 3;
+    pub const AUX1_SEL_MASK: u32 = 3 << AUX1_SEL_SHIFT;
+    pub const AUX1_TS_SDP_EN: u32 = 1 << 5;
+    /// TS_SDPn_SEL of pin n at bits `6 + 3n`: 0 TT0, 1 TT1, 2 FC0, 3 FC1.
+    pub const fn sel_shift(pin: usize) -> u32 {
+        6 + 3 * pin as u32
+    }
+    /// TS_SDPn_EN at bit `8 + 3n`: the pin carries that time-sync output.
+    pub const fn en(pin: usize) -> u32 {
+        1 << (8 + 3 * pin as u32)
+    }
+    pub const SEL_TT0: u32 = 0;
+    pub const SEL_TT1: u32 = 1;
+    pub const SEL_FC0: u32 = 2;
+    pub const SEL_FC1: u32 = 3;
 }
 
 pub mod mdic {
@@ -352,11 +391,27 @@ pub mod tsicr {
     pub const TXTS: u32 = 1 << 1;
     pub const TT0: u32 = 1 << 3;
     pub const TT1: u32 = 1 << 4;
+    /// Auxiliary timestamp 0 / 1 taken.
+    pub const AUTT0: u32 = 1 << 5;
+    pub const AUTT1: u32 = 1 << 6;
 }
 
 pub mod tsauxc {
     pub const EN_TT0: u32 = 1 << 0;
     pub const EN_TT1: u32 = 1 << 1;
+    /// Clock output 0: enable, and start toggling at target time 0.
+    pub const EN_CLK0: u32 = 1 << 2;
+    pub const ST0: u32 = 1 << 4;
+    pub const EN_CLK1: u32 = 1 << 5;
+    pub const ST1: u32 = 1 << 7;
+    /// Auxiliary timestamp 0: enable, and "taken" (read-only, cleared by
+    /// the read of AUXSTMPH0).
+    pub const EN_TS0: u32 = 1 << 8;
+    pub const AUTT0: u32 = 1 << 9;
+    pub const EN_TS1: u32 = 1 << 10;
+    pub const AUTT1: u32 = 1 << 11;
+    /// "Generate a pulse": igc never sets it; stored only.
+    pub const PLSG: u32 = 1 << 17;
     /// Stops SYSTIM1 (the driver names it DISABLE1).
     pub const DISABLE_SYSTIM1: u32 = 1 << 27;
     pub const DIS_TS_CLEAR: u32 = 1 << 30;

@@ -273,11 +273,127 @@ fn reg_reads_a_register_without_side_effects() {
         ("reg 0 4010", "cannot be read without side effects"),
         ("reg 0 1500", "cannot be read without side effects"),
         ("reg 0 b600", "cannot be read without side effects"),
+        ("reg 0 b66c", "cannot be read without side effects"),
+        ("reg 0 b660", "cannot be read without side effects"),
+        ("reg 0 b61c", "cannot be read without side effects"),
         ("reg 0 5005", "cannot be read without side effects"),
         ("reg 0 zz", "bad register offset"),
         ("reg 2 0", "no port 2"),
     ] {
         let err = s.ask(cmd)["error"].as_str().unwrap_or_default().to_string();
         assert!(err.contains(what), "{cmd}: {err:?}");
+    }
+}
+
+/// `pulse`, `edges` and `edges-clear`: a pulse source on port 0's SDP0 with
+/// AUX0 sampling it (igc's EXTTS set-up), its edges on whole multiples of
+/// its period in true time (the host's CLOCK_REALTIME); a clock output on
+/// port 1's SDP1 logging its edges at their SYSTIM0 times.
+#[test]
+fn pulse_and_edges_commands() {
+    use i225_model::ptp::{HostClock, TimeSource};
+    use i225_model::regs::{ctrl, tsauxc, tssdp};
+    let (ports, path) = start();
+    let mut s = Session::connect(&path[0]);
+    let p = s.ask("pulse 0");
+    assert_eq!(p["pulse"], Value::Null);
+    let offset: i128 = p["true_offset_ns"].as_str().unwrap().parse().unwrap();
+    let real = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i128;
+    let mono = i128::from(HostClock.now_ns());
+    assert!((real - mono - offset).abs() < 1_000_000_000, "true time is CLOCK_REALTIME: {offset}");
+
+    // AUX0 on SDP0 (an input), EN_TS0: as igc_pin_extts and EXTTS leave them.
+    ports[0].with_device(|d| {
+        d.mac.write32(regs::TSSDP, tssdp::AUX0_TS_SDP_EN, &d.dma);
+        d.mac.write32(regs::TSAUXC, tsauxc::EN_TS0, &d.dma);
+    });
+    let p = s.ask("pulse 0 0 20000000 0 0 2000000");
+    assert_eq!(
+        [&p["pulse"]["pin"], &p["pulse"]["period_ns"], &p["pulse"]["phase_ns"], &p["pulse"]["width_ns"]],
+        [&json!(0), &json!(20_000_000), &json!(0), &json!(2_000_000)]
+    );
+    wait_for("six edges", || s.ask("pulse 0")["pulse"]["edges"].as_u64().unwrap() >= 6);
+    let p = s.ask("pulse 0");
+    let n = p["pulse"]["edges"].as_u64().unwrap();
+    // Nobody reads AUXSTMPH0: the first edge is latched, the others find it busy.
+    assert_eq!((&p["pulse"]["latched"], &p["pulse"]["busy"][1]), (&json!([1, 0]), &json!(0)));
+    assert!(p["pulse"]["busy"][0].as_u64().unwrap() + 1 >= n, "{p}");
+
+    let e = s.ask("edges 0 0");
+    let pins = e["pins"].as_array().unwrap();
+    assert_eq!(pins.len(), 1);
+    assert_eq!(
+        (&pins[0]["pin"], &pins[0]["direction"], &pins[0]["function"]),
+        (&json!(0), &json!("in"), &json!("aux0"))
+    );
+    let edges = pins[0]["edges"].as_array().unwrap();
+    assert!(edges.len() >= 6 && pins[0]["count"].as_u64().unwrap() >= 6);
+    let diff = &edges[0]["systim_minus_true_ns"];
+    for e in edges {
+        assert_eq!(e["cause"], "pulse");
+        let t: i128 = e["true_ns"].as_str().unwrap().parse().unwrap();
+        let phase = if e["rising"] == true { 0 } else { 2_000_000 };
+        assert_eq!(t.rem_euclid(20_000_000), phase, "{e}");
+        assert_eq!(&e["systim_minus_true_ns"], diff, "SYSTIM0 runs at the true rate");
+        assert_eq!(e["aux"][0]["channel"], 0);
+    }
+    assert!((edges[1]["rising"] != edges[0]["rising"]) && (edges[2]["rising"] == edges[0]["rising"]));
+    assert!(s.ask("lateness 0")["aux_ns"]["count"].as_u64().unwrap() >= 6);
+    assert_eq!(s.ask("edges 0")["pins"].as_array().unwrap().len(), 4);
+    writeln!(s.out, "flat edges 0 0").unwrap();
+    let line = s.lines.next().expect("an answer").unwrap();
+    assert!(line.split(' ').any(|w| w == "pins.0.function=aux0"), "flat edges: {line}");
+
+    // Off, then the log cleared.
+    assert_eq!(s.ask("pulse 0 off")["pulse"], Value::Null);
+    assert_eq!(s.ask("edges-clear 0"), json!({ "edges": "cleared" }));
+    assert_eq!(s.ask("edges 0 0")["pins"][0]["count"], 0);
+    // reset-faults brings back the command line's source: none here.
+    s.ask("pulse 0 1 1000000000");
+    assert_eq!(s.ask("wire seed 3")["seed"], 3);
+    s.ask("reset-faults");
+    assert_eq!(s.ask("pulse 0")["pulse"], Value::Null);
+
+    // A clock output on port 1's SDP1: FC0, 10 ms half periods, started at
+    // a whole 10 ms of SYSTIM0 100 ms ahead.
+    let start = ports[1].with_device(|d| {
+        let m = &mut d.mac;
+        let l = m.read32(regs::SYSTIML);
+        let now = u64::from(m.read32(regs::SYSTIMH)) * 1_000_000_000 + u64::from(l);
+        let start = (now / 10_000_000 + 10) * 10_000_000;
+        m.write32(regs::TSSDP, (tssdp::SEL_FC0 << tssdp::sel_shift(1)) | tssdp::en(1), &d.dma);
+        let c = m.read32(regs::CTRL);
+        m.write32(regs::CTRL, c | ctrl::SDP1_DIR, &d.dma);
+        m.write32(regs::TRGTTIMH0, (start / 1_000_000_000) as u32, &d.dma);
+        m.write32(regs::TRGTTIML0, (start % 1_000_000_000) as u32, &d.dma);
+        m.write32(regs::FREQOUT0, 10_000_000, &d.dma);
+        m.write32(regs::TSAUXC, tsauxc::EN_CLK0 | tsauxc::ST0, &d.dma);
+        start
+    });
+    wait_for("clock edges", || s.ask("edges 1 1")["pins"][0]["count"].as_u64().unwrap() >= 5);
+    let e = s.ask("edges 1 1");
+    assert_eq!((&e["pins"][0]["direction"], &e["pins"][0]["function"]), (&json!("out"), &json!("fc0")));
+    for (k, edge) in e["pins"][0]["edges"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(edge["cause"], "fc0");
+        assert_eq!(edge["rising"], k % 2 == 0);
+        assert_eq!(edge["systim_ns"], (start + k as u64 * 10_000_000).to_string(), "{edge}");
+    }
+    assert!(s.ask("lateness 1")["clock_ns"]["count"].as_u64().unwrap() >= 5);
+
+    // Errors.
+    for (cmd, what) in [
+        ("pulse 0 9 1000000000", "no pin 9"),
+        ("pulse 0 0 1000", "period 1000 ns out of"),
+        ("pulse 0 0 1000000000 0 0 0", "width 0 ns"),
+        ("pulse 7", "no port 7"),
+        ("edges 0 4", "no pin 4"),
+        ("edges 0 x", "bad pin"),
+        ("edges", "port number missing"),
+    ] {
+        let err = s.ask(cmd)["error"].as_str().unwrap_or_default().to_string();
+        assert!(err.contains(what), "{cmd}: {err:?}");
+    }
+    for p in &ports {
+        p.shutdown();
     }
 }
