@@ -10,14 +10,15 @@
 # lab-vm: --driver none --ports 2 --timeout 900
 . /lab/src/tests/vm/lib.sh
 
-out=/tmp/bench-smoke
-rm -rf $out
-/lab/src/lab/guest/bench --smoke --out $out >/tmp/bench-smoke.log 2>&1
+smoke_dir=/tmp/bench-smoke
+rm -rf $smoke_dir
+/lab/src/lab/guest/bench --smoke --out $smoke_dir >/tmp/bench-smoke.log 2>&1
 rc=$?
 ran() { [ "$rc" = 0 ] || { tail -20 /tmp/bench-smoke.log; false; }; }
 check "lab/guest/bench --smoke runs every experiment for igc and rigc" ran
+grep '^# bench:' /tmp/bench-smoke.log
 # figures_of DRIVER EXPERIMENT: that experiment's figure lines for the driver.
-figures_of() { awk -v d="$1" -v e="$2." '$2 == d && index($3, e) == 1' $out/figures.txt; }
+figures_of() { awk -v d="$1" -v e="$2." '$2 == d && index($3, e) == 1' $smoke_dir/figures.txt; }
 each_has_value() { # DRIVER EXPERIMENT
 	local lines
 	lines=$(figures_of "$1" "$2")
@@ -28,17 +29,17 @@ for e in ixgbe igb ntp tput; do
 		check "$e: $(figures_of $d $e | wc -l) figures for $d, each with a value" each_has_value $d $e
 	done
 done
-same_names() { diff <(awk '$2 == "igc" { print $3 }' $out/figures.txt) <(awk '$2 == "rigc" { print $3 }' $out/figures.txt); }
+same_names() { diff <(awk '$2 == "igc" { print $3 }' $smoke_dir/figures.txt) <(awk '$2 == "rigc" { print $3 }' $smoke_dir/figures.txt); }
 check "igc and rigc give the same figures" same_names
 interleaved() { # DRIVER
-	grep -q 'interleaved=[1-9]' $out/logs/1-"$1"-ntpload.txt || { cat $out/logs/1-"$1"-ntpload.txt; false; }
+	grep -q 'interleaved=[1-9]' $smoke_dir/logs/1-"$1"-ntpload.txt || { cat $smoke_dir/logs/1-"$1"-ntpload.txt; false; }
 }
 check "ntpload got interleaved responses from chronyd (igc)" interleaved igc
 check "ntpload got interleaved responses from chronyd (rigc)" interleaved rigc
-python3 /lab/src/lab/bench-report $out --reasons /lab/src/bench/reasons.tsv >/tmp/bench-report.log 2>&1
+python3 /lab/src/lab/bench-report $smoke_dir --reasons /lab/src/bench/reasons.tsv >/tmp/bench-report.log 2>&1
 rc=$?
 report_made() {
-	[ "$rc" = 0 ] && grep -q '| rigc/igc |' $out/results.md && [ "$(ls $out/*.png | wc -l)" -ge 8 ] ||
+	[ "$rc" = 0 ] && grep -q '| rigc/igc |' $smoke_dir/results.md && [ "$(ls $smoke_dir/*.png | wc -l)" -ge 8 ] ||
 		{ cat /tmp/bench-report.log; false; }
 }
 check "lab/bench-report makes the table and the plots" report_made
