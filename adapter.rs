@@ -47,6 +47,8 @@ pub(crate) struct QueuePair {
     pub(crate) index: u16,
     pub(crate) txc: tx::TxCounters,
     pub(crate) rxc: rx::RxCounters,
+    /// The EITR value the vector's next interrupt writes.
+    pub(crate) itr: irq::PendingItr,
 }
 
 impl QueuePair {
@@ -55,6 +57,7 @@ impl QueuePair {
             index,
             txc: tx::TxCounters::new(),
             rxc: rx::RxCounters::new(),
+            itr: irq::PendingItr::new(),
         })
     }
 }

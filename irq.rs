@@ -14,7 +14,10 @@ use kernel::{
     irq::{self, IrqReturn},
     net::dev::Registration,
     prelude::*,
-    sync::{atomic::Relaxed, Arc},
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
 };
 
 use crate::{
@@ -26,9 +29,109 @@ use crate::{
     },
 };
 
-/// Interrupt moderation: at most about 20,000 interrupts per second per queue vector, the value
-/// igc writes for it (`IGC_20K_ITR`: an interval of 49 us in EITR bits 14:2).
-const ITR_20K_US: u32 = 49;
+/// Interrupt moderation values in igc's units (`itr_val`: EITR bits 14:2, the interval in
+/// microseconds shifted left by 2): `IGC_START_ITR` (about 6,000 interrupts/s), `IGC_20K_ITR`
+/// and `IGC_4K_ITR`.
+const ITR_START: u32 = 648;
+const ITR_20K: u32 = 196;
+const ITR_4K: u32 = 980;
+
+/// EITR for an `itr_val`: bits 14:2, the smallest interval for 0, counters kept on the write.
+fn eitr_of(itr: u32) -> EITR {
+    let v = itr & 0x7ffc;
+    EITR::from_raw(if v == 0 { 0x4 } else { v }).with_cnt_ignr(true)
+}
+
+/// Dynamic interrupt moderation of one queue vector, igc's default (`rx_itr_setting` 3, the
+/// conservative dynamic mode) with more than one queue vector (`igc_update_ring_itr`): after each
+/// completed poll, an interval from the average size of the frames the vector served since the
+/// last one, at least `IGC_20K_ITR`, and `IGC_4K_ITR` at 10 and 100 Mb/s. The new value is
+/// written to EITR by the vector's next interrupt ([`PendingItr`]), never from the
+/// poll: a write restarts the hardware's interval timer.
+///
+/// Owned by the poll of its NAPI context, which never runs twice at once.
+#[derive(Clone, Copy)]
+pub(crate) struct Moderation {
+    /// The current value (`q_vector->itr_val`).
+    itr: u32,
+    /// The queue pair's RX and TX packet and byte counts at the last update.
+    last: [u64; 4],
+}
+
+impl Default for Moderation {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Moderation {
+    /// A vector's moderation at open (`igc_alloc_q_vector`: `IGC_START_ITR`).
+    pub(crate) const fn new() -> Self {
+        Self {
+            itr: ITR_START,
+            last: [0; 4],
+        }
+    }
+
+    /// The current value as EITR holds it (`igc_write_itr`).
+    pub(crate) fn eitr(&self) -> EITR {
+        eitr_of(self.itr)
+    }
+
+    /// Updates the value after a completed poll from the queue pair's running counts (RX
+    /// packets and bytes, TX packets and bytes) and the link speed (`igc_update_ring_itr`);
+    /// returns the EITR value to write at the next interrupt if it changed.
+    pub(crate) fn update(&mut self, counts: [u64; 4], link_mbps: u32) -> Option<EITR> {
+        let [rxp, rxb, txp, txb] = core::array::from_fn(|i| counts[i].wrapping_sub(self.last[i]));
+        self.last = counts;
+        let new = if matches!(link_mbps, 10 | 100) {
+            ITR_4K
+        } else {
+            let avg = |bytes: u64, packets: u64| bytes.checked_div(packets).unwrap_or(0);
+            // The larger average frame of the two directions; no frame: no change.
+            let wire = avg(rxb, rxp).max(avg(txb, txp));
+            if wire == 0 {
+                return None;
+            }
+            // CRC, preamble and gap; jumbo frames not starved; mid-size frames a little boost.
+            let wire = (wire + 24).min(3000) as u32;
+            let itr = if wire > 300 && wire < 1200 {
+                wire / 3
+            } else {
+                wire / 2
+            };
+            // Conservative mode: never below the 20,000 interrupts/s setting.
+            itr.max(ITR_20K)
+        };
+        if new == self.itr {
+            return None;
+        }
+        self.itr = new;
+        Some(self.eitr())
+    }
+}
+
+/// The EITR value a queue vector's next interrupt writes (`q_vector->set_itr`), set by the
+/// completed poll and taken by the interrupt handler.
+pub(crate) struct PendingItr(Atomic<u32>);
+
+impl PendingItr {
+    pub(crate) const fn new() -> Self {
+        Self(Atomic::new(0))
+    }
+
+    pub(crate) fn set(&self, eitr: EITR) {
+        self.0.store(eitr.into_raw(), Relaxed);
+    }
+
+    /// The value to write, once.
+    pub(crate) fn take(&self) -> Option<EITR> {
+        match self.0.xchg(0, Relaxed) {
+            0 => None,
+            v => Some(EITR::from_raw(v)),
+        }
+    }
+}
 
 /// Masks every interrupt source (`igc_irq_disable`).
 pub(crate) fn mask_all(bar: &Bar0<'_>, eims_mask: u32) {
@@ -115,12 +218,9 @@ pub(crate) fn configure(hw: &Hw, mode: Mode, queues: usize) {
                         ivar.with_rx_odd(vector).with_tx_odd(vector)
                     }
                 });
-                hw.write_at(
-                    q + 1,
-                    EITR::zeroed()
-                        .with_const_interval::<ITR_20K_US>()
-                        .with_cnt_ignr(true),
-                );
+                // igc's starting value; each completed poll then picks its own
+                // (`igc_configure_msix` sets `set_itr` for the first interrupt).
+                hw.write_at(q + 1, eitr_of(ITR_START));
             }
         }
         Mode::Single => {
@@ -186,6 +286,10 @@ impl irq::Handler for Handler {
         let net = &*self.net;
         match self.kind {
             Kind::Queue(q) => {
+                // The value the last completed poll chose (`igc_write_itr`).
+                if let Some(eitr) = net.queues.get(q).and_then(|qp| qp.itr.take()) {
+                    net.hw.write_at(q + 1, eitr);
+                }
                 if let Some(napi) = net.napi(q) {
                     napi.schedule();
                 }
@@ -241,5 +345,77 @@ fn other_causes(net: &Registration<Adapter>, icr: ICR) {
     }
     if icr.ts() {
         net.tsync_interrupt();
+    }
+}
+
+#[kernel::prelude::kunit_tests(rigc_irq)]
+mod tests {
+    use super::*;
+
+    /// The EITR `update` asks for, as raw bits without CNT_IGNR.
+    fn itr_of(e: Option<EITR>) -> Option<u32> {
+        e.map(|e| {
+            assert!(e.cnt_ignr());
+            e.into_raw() & 0x7fff_ffff
+        })
+    }
+
+    /// Cumulative counts: `p` RX frames of `rx` bytes and `t` TX frames of `tx` bytes.
+    fn counts(p: u64, rx: u64, t: u64, tx: u64) -> [u64; 4] {
+        [p, p * rx, t, t * tx]
+    }
+
+    #[test]
+    fn moderation_follows_igc_update_ring_itr() {
+        let mut m = Moderation::new();
+        assert_eq!(m.eitr().into_raw() & 0x7fff_ffff, ITR_START);
+        // Full-size frames: (1514 + 24) / 2 = 769, EITR keeps bits 14:2.
+        assert_eq!(itr_of(m.update(counts(100, 1514, 0, 0), 2500)), Some(768));
+        // The same average again: no write.
+        assert_eq!(itr_of(m.update(counts(200, 1514, 0, 0), 2500)), None);
+        // Nothing since: no change.
+        assert_eq!(itr_of(m.update(counts(200, 1514, 0, 0), 2500)), None);
+        // Small frames: never under IGC_20K_ITR in the conservative mode.
+        let mut m = Moderation::new();
+        assert_eq!(itr_of(m.update(counts(100, 60, 0, 0), 2500)), Some(ITR_20K));
+        // Mid-size frames get a third: (600 + 24) / 3 = 208.
+        let mut m = Moderation::new();
+        assert_eq!(itr_of(m.update(counts(10, 600, 0, 0), 1000)), Some(208));
+        // Jumbo frames are not starved: at most 3000 / 2.
+        let mut m = Moderation::new();
+        assert_eq!(itr_of(m.update(counts(10, 9000, 0, 0), 2500)), Some(1500));
+        // The larger average of the two directions (TSO: 64 KiB sends, small ACKs back).
+        let mut m = Moderation::new();
+        assert_eq!(
+            itr_of(m.update(counts(100, 66, 10, 65536), 2500)),
+            Some(1500)
+        );
+        // 10 and 100 Mb/s: IGC_4K_ITR whatever the traffic.
+        let mut m = Moderation::new();
+        assert_eq!(itr_of(m.update(counts(100, 60, 0, 0), 100)), Some(ITR_4K));
+        assert_eq!(itr_of(m.update(counts(200, 1514, 0, 0), 10)), None);
+    }
+
+    #[test]
+    fn moderation_uses_the_counts_since_the_last_update() {
+        let mut m = Moderation::new();
+        assert_eq!(itr_of(m.update(counts(1000, 1514, 0, 0), 2500)), Some(768));
+        // 1000 more small frames: their own average, not the running one.
+        let [p, b, t, tb] = counts(1000, 1514, 0, 0);
+        assert_eq!(
+            itr_of(m.update([p + 1000, b + 60_000, t, tb], 2500)),
+            Some(ITR_20K)
+        );
+    }
+
+    #[test]
+    fn pending_value_is_written_once() {
+        let p = PendingItr::new();
+        assert!(p.take().is_none());
+        p.set(eitr_of(ITR_4K));
+        assert_eq!(p.take().map(|e| e.into_raw() & 0x7fff_ffff), Some(ITR_4K));
+        assert!(p.take().is_none());
+        // The smallest interval for a value of 0, as `igc_write_itr`.
+        assert_eq!(eitr_of(0).into_raw() & 0x7fff_ffff, 0x4);
     }
 }

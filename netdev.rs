@@ -50,6 +50,14 @@ fn alloc_rings(parent: &device::Device<device::Bound>, cfg: &Config) -> Result<R
     Ok(rings)
 }
 
+/// What the poll of a queue pair's NAPI context owns (`Operations::NapiData`): the RX ring, and
+/// the vector's interrupt moderation.
+#[derive(Default)]
+pub(crate) struct PollData {
+    pub(crate) rx: Option<RxRing>,
+    pub(crate) itr: irq::Moderation,
+}
+
 /// Installs `rings` in the queue pairs; returns the rings they held.
 fn install_rings(net: &Registration<Adapter>, mut rings: Rings) -> Rings {
     for (qp, slot) in net.queues.iter().zip(rings.iter_mut()) {
@@ -63,7 +71,7 @@ fn install_rings(net: &Registration<Adapter>, mut rings: Rings) -> Rings {
             .and_then(|mut t| core::mem::replace(&mut *t, tx));
         let old_rx = net
             .napi_off(usize::from(qp.index))
-            .and_then(|mut r| core::mem::replace(&mut *r, rx));
+            .and_then(|mut d| core::mem::replace(&mut d.rx, rx));
         if let (Some(t), Some(r)) = (old_tx, old_rx) {
             *slot = Some((t, r));
         }
@@ -110,9 +118,16 @@ pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
             r.configure(hw);
         }
-        // Disabled until `napi_enable` below.
-        if let Some(Some(r)) = net.napi_off(q).as_deref() {
-            r.configure(hw, net.ptp.rx_tstamp_on.load(Relaxed));
+        // Disabled until `napi_enable` below. The vector's moderation starts again, as
+        // `irq::configure` programs it.
+        if let Some(qp) = net.queues.get(q) {
+            let _ = qp.itr.take();
+        }
+        if let Some(d) = net.napi_off(q).as_deref_mut() {
+            d.itr = irq::Moderation::new();
+            if let Some(r) = &d.rx {
+                r.configure(hw, net.ptp.rx_tstamp_on.load(Relaxed));
+            }
         }
     }
     hw.update(TCTL, |t: TCTL| t.with_en(true));
@@ -151,7 +166,7 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
             r.disable(hw);
         }
-        if let Some(Some(r)) = net.napi_off(q).as_deref() {
+        if let Some(PollData { rx: Some(r), .. }) = net.napi_off(q).as_deref() {
             r.disable(hw);
         }
     }
@@ -165,7 +180,7 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref_mut() {
             r.clear(dev);
         }
-        if let Some(Some(r)) = net.napi_off(q).as_deref_mut() {
+        if let Some(PollData { rx: Some(r), .. }) = net.napi_off(q).as_deref_mut() {
             r.reset();
         }
     }
@@ -422,7 +437,7 @@ fn rlpml(mtu: u32) -> Result<RLPML> {
 
 #[vtable]
 impl dev::Operations for Adapter {
-    type NapiData = Option<RxRing>;
+    type NapiData = PollData;
     type TxQueueData = Option<TxRing>;
 
     fn open(net: &Registration<Self>, parent: &device::Device<device::Bound>) -> Result {
@@ -476,7 +491,7 @@ impl dev::Operations for Adapter {
     fn poll(
         net: &Registration<Self>,
         poll: &NapiPoll<'_>,
-        rx_ring: &mut Option<RxRing>,
+        data: &mut PollData,
         index: usize,
     ) -> Poll {
         let Some(qp) = net.queues.get(index) else {
@@ -511,7 +526,7 @@ impl dev::Operations for Adapter {
         while rx_done < budget {
             let mut frames =
                 Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
-            let n = match rx_ring {
+            let n = match &mut data.rx {
                 Some(r) => r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames),
                 None => 0,
             };
@@ -525,10 +540,21 @@ impl dev::Operations for Adapter {
             }
         }
         if !tx_done || rx_done >= budget {
-            Poll::Again
-        } else {
-            Poll::Done(rx_done)
+            return Poll::Again;
         }
+        // The moderation for the vector's next interrupt (`igc_ring_irq_enable`).
+        if matches!(net.mode(), irq::Mode::MsiX { .. }) {
+            let counts = [
+                qp.rxc.packets.load(Relaxed),
+                qp.rxc.bytes.load(Relaxed),
+                qp.txc.packets.load(Relaxed),
+                qp.txc.bytes.load(Relaxed),
+            ];
+            if let Some(eitr) = data.itr.update(counts, net.link_mbps.load(Relaxed)) {
+                qp.itr.set(eitr);
+            }
+        }
+        Poll::Done(rx_done)
     }
 
     /// `igc_features_check`: no checksum or segmentation offload for headers longer than the
