@@ -8,6 +8,7 @@
 # experiment gives every figure for both drivers and that the table and the
 # plots are made.
 # lab-vm: --driver none --ports 2 --timeout 900
+# lab-lane: timing (for balance: the main lane is the longer; it runs between the PTP tests, never beside them)
 . /lab/src/tests/vm/lib.sh
 
 smoke_dir=/tmp/bench-smoke
