@@ -50,7 +50,6 @@ fn eitr_of(itr: u32) -> EITR {
 /// poll: a write restarts the hardware's interval timer.
 ///
 /// Owned by the poll of its NAPI context, which never runs twice at once.
-#[derive(Clone, Copy)]
 pub(crate) struct Moderation {
     /// The current value (`q_vector->itr_val`).
     itr: u32,
@@ -124,8 +123,12 @@ impl PendingItr {
         self.0.store(eitr.into_raw(), Relaxed);
     }
 
-    /// The value to write, once.
+    /// The value to write, once. A plain load first: most interrupts find nothing to write,
+    /// and they need no locked exchange for it.
     pub(crate) fn take(&self) -> Option<EITR> {
+        if self.0.load(Relaxed) == 0 {
+            return None;
+        }
         match self.0.xchg(0, Relaxed) {
             0 => None,
             v => Some(EITR::from_raw(v)),
