@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The ethtool operations (`igc_ethtool.c`): driver information, link settings, statistics,
-//! self-tests (run by `diag.rs`), rings, channels and the timestamping capabilities.
+//! self-tests (run by `diag.rs`), rings, channels, the timestamping capabilities and the private
+//! flags (`igc_ethtool_get_priv_flags`).
 
 use kernel::{
     device,
@@ -25,6 +26,13 @@ use crate::{
     phy::{Advertise, FcMode, Forced},
     stats,
 };
+
+/// The private flags (`ethtool --show-priv-flags`): `tx-tstamp-4-sets` lets up to four TX
+/// timestamp requests wait at once, one per register set of the I225, as C igc always does;
+/// off, the default, one request waits and the others are skipped (`tx_hwtstamp_skipped`).
+const PRIV_FLAGS: [&CStr; 1] = [c"tx-tstamp-4-sets"];
+/// The bit of `tx-tstamp-4-sets`.
+const PRIV_TX_TSTAMP_4_SETS: u32 = 1 << 0;
 
 #[vtable]
 impl ethtool::Operations for Adapter {
@@ -280,6 +288,30 @@ impl ethtool::Operations for Adapter {
 
     fn self_test(net: &Registration<Self>, test: &mut SelfTest<'_>) {
         diag::self_test(net, test)
+    }
+
+    const PRIV_FLAGS_STRINGS: &'static [&'static CStr] = &PRIV_FLAGS;
+
+    fn get_priv_flags(net: &Registration<Self>) -> u32 {
+        u32::from(net.ptp.txts.lock().four_sets()) * PRIV_TX_TSTAMP_4_SETS
+    }
+
+    fn set_priv_flags(net: &Registration<Self>, flags: u32) -> Result {
+        let four = flags & PRIV_TX_TSTAMP_4_SETS != 0;
+        let mut slot = net.ptp.txts.lock();
+        if slot.four_sets() == four {
+            return Ok(());
+        }
+        // Requests wait in their register sets: changing the sets under them would strand one.
+        if let Err(e) = slot.set_four_sets(four) {
+            drop(slot);
+            netdev_err!(
+                net.device(),
+                "tx-tstamp-4-sets: TX timestamps are waiting, try again\n"
+            );
+            return Err(e);
+        }
+        Ok(())
     }
 
     fn get_ethtool_stats(net: &Registration<Self>, data: &mut [u64]) {

@@ -215,6 +215,10 @@ impl pci::Driver for RigcDriver {
                 GFP_KERNEL,
             )?;
         }
+        // Where the clock's external timestamps and PPS events go from the time sync interrupt:
+        // made before the adapter that holds it, attached when the clock is registered.
+        let ptp_events = kernel::ptp::Events::new()?;
+        let adapter_events = ptp_events.clone();
         let data = try_pin_init!(Adapter {
             hw,
             pdev: pdev_ref,
@@ -241,7 +245,7 @@ impl pci::Driver for RigcDriver {
             reset_task <- new_spinlock_irq!(None, "rigc_reset_task"),
             link_task <- new_spinlock_irq!(None, "rigc_link_task"),
             link_mbps: Atomic::new(0),
-            ptp <- ptp::Ptp::new(),
+            ptp <- ptp::Ptp::new(adapter_events),
         }? Error);
         let opts = netdev_options(mac);
         let parent: &device::Device<device::Bound> = pdev.as_ref();
@@ -309,11 +313,22 @@ impl pci::Driver for RigcDriver {
                 mac[4],
                 mac[5]
             ))?;
+            // Two external timestamp channels, two periodic outputs, the PPS event and four pins
+            // (`igc_ptp_init` for the I225).
+            let caps = kernel::ptp::Capabilities {
+                n_ext_ts: ptp::N_EXTTS,
+                n_per_out: ptp::N_PEROUT,
+                pps: true,
+                pins: &ptp::PIN_NAMES,
+                extts_flags: ptp::EXTTS_FLAGS,
+                events: Some(ptp_events),
+                ..kernel::ptp::Capabilities::new(ptp::MAX_ADJ_PPB)
+            };
             let index = kernel::ptp::Registration::register(
                 parent,
                 &<crate::LocalModule as kernel::ModuleMetadata>::THIS_MODULE,
                 &clock_name,
-                ptp::MAX_ADJ_PPB,
+                caps,
                 ptp::PtpClock::new(net.clone()),
             )?;
             net.ptp.phc_index.store(index, Relaxed);

@@ -9,7 +9,10 @@
 //! - `ptp/clock.rs`: the clock's operations, SYSTIM, the restore after a reset
 //!   (`igc_ptp_*_i225`, `igc_ptp_reset`);
 //! - `ptp/hwtstamp.rs`: the timestamping configuration (`igc_ptp_hwtstamp_set`);
-//! - `ptp/tx_slot.rs`: the TX timestamp slot and its interrupt (`igc_ptp_tx_hwtstamp`).
+//! - `ptp/tx_slot.rs`: the TX timestamp slot and the time sync interrupt (`igc_ptp_tx_hwtstamp`,
+//!   `igc_tsync_interrupt`);
+//! - `ptp/pins.rs`: the pins, external timestamps, periodic outputs and the PPS event
+//!   (`igc_ptp_feature_enable_i225`).
 //!
 //! The TX timestamp slot, the heart of the driver, is described in `ptp/tx_slot.rs`: one
 //! request at a time, behind a `SpinLockIrq` shared by xmit, the time-sync interrupt and the
@@ -22,7 +25,8 @@ use kernel::{
     new_spinlock_irq,
     num::Bounded,
     prelude::*,
-    sync::{atomic::Atomic, SpinLockIrq},
+    ptp::Events,
+    sync::{atomic::Atomic, Arc, SpinLockIrq},
     time::{Instant, Monotonic},
 };
 
@@ -30,17 +34,25 @@ use crate::regs::{self, Bar0, TIMINCA};
 
 mod clock;
 mod hwtstamp;
+mod pins;
 mod tx_slot;
 
 pub(crate) use clock::PtpClock;
+pub(crate) use pins::{EXTTS_FLAGS, N_EXTTS, N_PEROUT, PIN_NAMES};
 pub(crate) use tx_slot::{debugfs_file, ClaimId, TestSwitches, TxSlot};
 
 /// The PTP state of the adapter (the `ptp_*` and `tstamp_config` fields of `struct igc_adapter`).
 #[pin_data]
 pub(crate) struct Ptp {
-    /// Serialises SYSTIM and TIMINCA accesses (SYSTIML latches SYSTIMH), `tmreg_lock` in igc.
+    /// Serialises SYSTIM and TIMINCA accesses (SYSTIML latches SYSTIMH) and the
+    /// read-modify-writes of the time sync unit's registers (TSAUXC, TSIM, TSSDP, the pins'
+    /// directions), with the periodic outputs' schedules: `tmreg_lock` in igc.
     #[pin]
-    pub(crate) systim_lock: SpinLockIrq<()>,
+    pub(crate) systim_lock: SpinLockIrq<pins::Outputs>,
+    /// The PPS event is on (`pps_sys_wrap_on`): TSIM.SYS_WRAP, kept across resets.
+    pub(crate) pps_on: Atomic<bool>,
+    /// Where external timestamps and the PPS event go, from the time sync interrupt.
+    pub(crate) events: Arc<Events>,
     /// The last rate written to TIMINCA (`adjfine`), restored after a MAC reset.
     pub(crate) timinca: Atomic<u32>,
     /// The single-slot TX timestamp state (`ptp/tx_slot.rs`).
@@ -57,10 +69,12 @@ pub(crate) struct Ptp {
 
 impl Ptp {
     /// The state before the clock is started: TX timestamps in register set 0, with the
-    /// TXSTMPH_0 workaround.
-    pub(crate) fn new() -> impl PinInit<Self> {
+    /// TXSTMPH_0 workaround; no pin in use; the clock's events to `events`.
+    pub(crate) fn new(events: Arc<Events>) -> impl PinInit<Self> {
         pin_init!(Self {
-            systim_lock <- new_spinlock_irq!(()),
+            systim_lock <- new_spinlock_irq!(pins::Outputs::default()),
+            pps_on: Atomic::new(false),
+            events,
             timinca: Atomic::new(0),
             txts <- new_spinlock_irq!(TxSlot::new(0, true)),
             tx_tstamp_on: Atomic::new(false),

@@ -89,11 +89,42 @@ register! {
     pub(crate) CTRL_EXT(u32) @ 0x00018 {
         /// The driver is loaded: the firmware keeps its hands off (`igc_get_hw_control`).
         28:28 drv_load => bool;
+        /// SDP3 is an output.
+        11:11 sdp3_dir => bool;
+        /// SDP2 is an output.
+        10:10 sdp2_dir => bool;
     }
 
     /// Time sync SDP configuration: which software-definable pins the time sync unit drives
     /// or samples (`IGC_TSSDP`); the PTP reset gives them all back (0), as `igc_ptp_reset`.
-    pub(crate) TSSDP(u32) @ 0x0003C {}
+    /// An output's select is one of [`TSSDP_SEL_TT0`], [`TSSDP_SEL_TT1`], [`TSSDP_SEL_FC0`] and
+    /// [`TSSDP_SEL_FC1`].
+    pub(crate) TSSDP(u32) @ 0x0003C {
+        /// SDP3 is driven by the time sync unit.
+        17:17 sdp3_en => bool;
+        /// What SDP3 outputs.
+        16:15 sdp3_sel;
+        /// SDP2 is driven by the time sync unit.
+        14:14 sdp2_en => bool;
+        /// What SDP2 outputs.
+        13:12 sdp2_sel;
+        /// SDP1 is driven by the time sync unit.
+        11:11 sdp1_en => bool;
+        /// What SDP1 outputs.
+        10:9 sdp1_sel;
+        /// SDP0 is driven by the time sync unit.
+        8:8 sdp0_en => bool;
+        /// What SDP0 outputs.
+        7:6 sdp0_sel;
+        /// Auxiliary timestamp 1 samples the pin [`TSSDP::aux1_sel`].
+        5:5 aux1_ts_sdp_en => bool;
+        /// The pin auxiliary timestamp 1 samples.
+        4:3 aux1_sel;
+        /// Auxiliary timestamp 0 samples the pin [`TSSDP::aux0_sel`].
+        2:2 aux0_ts_sdp_en => bool;
+        /// The pin auxiliary timestamp 0 samples.
+        1:0 aux0_sel;
+    }
 
     /// MDI Control: one PHY register access (`igc_read_phy_reg_mdic`).
     pub(crate) MDIC(u32) @ 0x00020 {
@@ -517,16 +548,76 @@ register! {
     pub(crate) TSAUXC(u32) @ 0x0B640 {
         /// Stop SYSTIM0 (a blocked clock).
         31:31 disable_systime => bool;
+        /// Auxiliary timestamp 1 was taken.
+        11:11 autt1 => bool;
+        /// Enable auxiliary timestamp 1.
+        10:10 en_ts1 => bool;
+        /// Auxiliary timestamp 0 was taken.
+        9:9 autt0 => bool;
+        /// Enable auxiliary timestamp 0.
+        8:8 en_ts0 => bool;
+        /// Clock 1 starts toggling at target time 1.
+        7:7 st1 => bool;
+        /// Enable frequency clock 1 ([`FREQOUT`] 1).
+        5:5 en_clk1 => bool;
+        /// Clock 0 starts toggling at target time 0.
+        4:4 st0 => bool;
+        /// Enable frequency clock 0.
+        2:2 en_clk0 => bool;
+        /// Enable target time 1; cleared by the hardware when it fires.
+        1:1 en_tt1 => bool;
+        /// Enable target time 0; cleared by the hardware when it fires.
+        0:0 en_tt0 => bool;
+    }
+
+    /// Target time `n`, nanoseconds (`IGC_TRGTTIMLn`).
+    pub(crate) TRGTTIML(u32)[2, stride = 8] @ 0x0B644 {
+        /// The timer compared: 0, SYSTIM0 (`IGC_TT_IO_TIMER_SEL_SYSTIM0`).
+        31:30 timer_sel;
+        29:0 nsec;
+    }
+
+    /// Target time `n`, seconds (`IGC_TRGTTIMHn`).
+    pub(crate) TRGTTIMH(u32)[2, stride = 8] @ 0x0B648 {
+        31:0 sec;
+    }
+
+    /// Frequency clock `n`'s half period, in ns (`IGC_FREQOUTn`).
+    pub(crate) FREQOUT(u32)[2, stride = 4] @ 0x0B654 {
+        31:0 half_period;
+    }
+
+    /// Auxiliary timestamp `n`, nanoseconds (`IGC_AUXSTMPLn`).
+    pub(crate) AUXSTMPL(u32)[2, stride = 8] @ 0x0B65C {
+        31:0 nsec;
+    }
+
+    /// Auxiliary timestamp `n`, seconds (`IGC_AUXSTMPHn`); reading it frees the latch.
+    pub(crate) AUXSTMPH(u32)[2, stride = 8] @ 0x0B660 {
+        31:0 sec;
     }
 
     /// Time sync interrupt cause; read to clear.
     pub(crate) TSICR(u32) @ 0x0B66C {
+        /// Auxiliary timestamp 1 taken.
+        6:6 autt1 => bool;
+        /// Auxiliary timestamp 0 taken.
+        5:5 autt0 => bool;
+        /// Target time 1 fired.
+        4:4 tt1 => bool;
+        /// Target time 0 fired.
+        3:3 tt0 => bool;
         1:1 txts => bool;
+        /// SYSTIM0 crossed a second.
         0:0 sys_wrap => bool;
     }
 
     /// Time sync interrupt mask.
     pub(crate) TSIM(u32) @ 0x0B674 {
+        6:6 autt1 => bool;
+        5:5 autt0 => bool;
+        4:4 tt1 => bool;
+        3:3 tt0 => bool;
         1:1 txts => bool;
         0:0 sys_wrap => bool;
     }
@@ -733,6 +824,15 @@ pub(crate) const SRRCTL_DESCTYPE_ADV_ONEBUF: u32 = 1;
 /// [`TSYNCRXCTL`]`.type_`: timestamp every packet.
 pub(crate) const TSYNCRXCTL_TYPE_ALL: u32 = 4;
 
+/// [`TSSDP`] output selects: target time 0 or 1 toggles the pin (`IGC_TS_SDPn_SEL_TT0/1`).
+pub(crate) const TSSDP_SEL_TT0: u32 = 0;
+/// See [`TSSDP_SEL_TT0`].
+pub(crate) const TSSDP_SEL_TT1: u32 = 1;
+/// [`TSSDP`] output selects: frequency clock 0 or 1 drives the pin (`IGC_TS_SDPn_SEL_FC0/1`).
+pub(crate) const TSSDP_SEL_FC0: u32 = 2;
+/// See [`TSSDP_SEL_FC0`].
+pub(crate) const TSSDP_SEL_FC1: u32 = 3;
+
 /// Link speed as the MAC reports it in [`STATUS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Speed {
@@ -860,5 +960,48 @@ mod tests {
             TIMADJ::zeroed().with_adjust_meth(true).into_raw(),
             0x4000_0000
         );
+    }
+
+    /// The pins' and the auxiliary unit's bits, against `igc_defines.h`.
+    #[test]
+    fn time_sync_pin_bits() {
+        use kernel::num::Bounded;
+        assert_eq!(<TSSDP as kernel::io::register::Register>::OFFSET, 0x3C);
+        // IGC_TS_SDP3_SEL_FC1 | IGC_TS_SDP3_EN, IGC_AUX1_SEL_SDP2 | IGC_AUX1_TS_SDP_EN.
+        let t = TSSDP::zeroed()
+            .with_sdp3_sel(Bounded::<u32, 2>::new::<TSSDP_SEL_FC1>())
+            .with_sdp3_en(true)
+            .with_aux1_sel(Bounded::<u32, 2>::new::<2>())
+            .with_aux1_ts_sdp_en(true);
+        assert_eq!(t.into_raw(), (3 << 15) | (1 << 17) | (2 << 3) | (1 << 5));
+        let t = TSSDP::zeroed()
+            .with_sdp0_sel(Bounded::<u32, 2>::new::<TSSDP_SEL_TT1>())
+            .with_sdp0_en(true)
+            .with_aux0_ts_sdp_en(true);
+        assert_eq!(t.into_raw(), (1 << 6) | (1 << 8) | (1 << 2));
+        // IGC_TSAUXC_EN_TT0/TT1/CLK0/ST0/CLK1/ST1/EN_TS0/EN_TS1.
+        let a = TSAUXC::zeroed()
+            .with_en_tt0(true)
+            .with_en_tt1(true)
+            .with_en_clk0(true)
+            .with_st0(true)
+            .with_en_clk1(true)
+            .with_st1(true)
+            .with_en_ts0(true)
+            .with_en_ts1(true);
+        assert_eq!(
+            a.into_raw(),
+            0x1 | 0x2 | 0x4 | 0x10 | 0x20 | 0x80 | 0x100 | 0x400
+        );
+        // IGC_TSICR_TT0/TT1/AUTT0/AUTT1.
+        let i = TSIM::zeroed()
+            .with_tt0(true)
+            .with_tt1(true)
+            .with_autt0(true)
+            .with_autt1(true);
+        assert_eq!(i.into_raw(), 0x78);
+        assert_eq!(CTRL_EXT::zeroed().with_sdp2_dir(true).into_raw(), 0x400);
+        assert_eq!(CTRL_EXT::zeroed().with_sdp3_dir(true).into_raw(), 0x800);
+        assert_eq!(CTRL::zeroed().with_sdp0_dir(true).into_raw(), 0x40_0000);
     }
 }

@@ -75,7 +75,7 @@ impl workqueue::WorkItem for Watchdog {
             .txts
             .lock()
             .expire(&net.hw, net.now_ns(), ptp::TX_TIMEOUT_NS);
-        if let Some(req) = expired {
+        for req in expired.into_iter().flatten() {
             drop(req);
             netdev_warn!(net.device(), "Tx timestamp timeout\n");
         }

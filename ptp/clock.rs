@@ -7,7 +7,7 @@
 use kernel::{
     net::dev::Registration,
     prelude::*,
-    ptp::{SystemTimestamps, Timespec},
+    ptp::{PinFunction, Pins, Request, SystemTimestamps, Timespec},
     sync::{atomic::Relaxed, Arc},
     time::{Instant, Monotonic},
 };
@@ -70,6 +70,14 @@ impl kernel::ptp::Operations for PtpClock {
         self.net.systim_write_locked(t);
         Ok(())
     }
+
+    fn enable(&self, pins: &Pins<'_>, request: Request, on: bool) -> Result {
+        self.net.pin_enable(pins, request, on)
+    }
+
+    fn verify(&self, pin: u32, func: PinFunction, chan: u32) -> Result {
+        self.net.pin_verify(pin, func, chan)
+    }
 }
 
 impl Adapter {
@@ -88,7 +96,7 @@ impl Adapter {
     }
 
     /// Reads SYSTIM, SYSTIML first (it latches SYSTIMH); `systim_lock` held.
-    fn systim_read_locked(&self) -> Timespec {
+    pub(super) fn systim_read_locked(&self) -> Timespec {
         let nsec = self.hw.read(SYSTIML).nsec().get();
         let sec = self.hw.read(SYSTIMH).sec().get();
         Timespec {
@@ -117,13 +125,18 @@ impl Adapter {
         self.systim_write(kernel::ptp::realtime());
     }
 
-    /// Runs SYSTIM (TSAUXC cleared) and enables the TX timestamp interrupt, as `igc_ptp_reset`
-    /// for the I225: TIMADJ's adjustment method set, no pin given to the time sync unit.
+    /// Runs SYSTIM (TSAUXC cleared) and enables the TX timestamp interrupt, and the PPS event's
+    /// if it is on, as `igc_ptp_reset` for the I225: TIMADJ's adjustment method set, no pin
+    /// given to the time sync unit.
     fn start_clock(&self) {
         self.hw.update(TIMADJ, |t: TIMADJ| t.with_adjust_meth(true));
         self.hw.write_reg(TSAUXC::zeroed());
         self.hw.write_reg(TSSDP::zeroed());
-        self.hw.write_reg(TSIM::zeroed().with_txts(true));
+        self.hw.write_reg(
+            TSIM::zeroed()
+                .with_txts(true)
+                .with_sys_wrap(self.ptp.pps_on.load(Relaxed)),
+        );
     }
 
     /// Reprograms the PTP side after a MAC reset (`igc_ptp_reset` with

@@ -15,6 +15,10 @@
 //! The slot uses register set 0; sets 1-3, where the erratum shows, and running without the
 //! workaround are test switches in debugfs (`rigc-<PCI address>/tx_tstamp_slot`), never module
 //! parameters.
+//!
+//! With the `tx-tstamp-4-sets` private flag (`ethtool --set-priv-flags`), all four register sets
+//! take requests, each with its own skb and claim time under the same lock, as C igc always
+//! does; the read-out catches a stamp landing in any of them while TXSTMPH_0 is read.
 
 use kernel::{
     debugfs::{Dir, File},
@@ -83,15 +87,32 @@ pub(crate) struct TxSlotCounters {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct ClaimId(u64);
 
-/// The single-slot TX timestamp state. `S` is the waiting skb (a `TstampSkb`), a token in tests.
+/// The TX timestamp register sets of the I225 (`IGC_MAX_TX_TSTAMP_REGS`).
+pub(crate) const N_SETS: usize = 4;
+
+/// One value per register set: the requests completed, freed or cancelled together.
+pub(crate) type PerSet<T> = [Option<T>; N_SETS];
+
+/// A request waiting for its timestamp: the skb (or a test token), the time it was claimed (ns,
+/// monotonic) and its claim number, published together.
+struct Pending<S> {
+    req: S,
+    start: u64,
+    id: u64,
+}
+
+/// The TX timestamp state: a single slot on one register set (the default, as the design
+/// asks), or all four sets, each with its own request (the `tx-tstamp-4-sets` private flag).
+/// `S` is the waiting skb (a `TstampSkb`), a token in tests.
 pub(crate) struct TxSlot<S> {
-    /// The waiting request, the time it was claimed (ns, monotonic) and its claim number,
-    /// published together.
-    pending: Option<(S, u64, u64)>,
+    /// The waiting request of each register set.
+    pending: PerSet<Pending<S>>,
     /// The number of the next claim.
     next_claim: u64,
-    /// The hardware register set the slot uses (0 except in tests).
+    /// The register set of the single slot (0 except in tests).
     set: usize,
+    /// Whether all four sets take requests.
+    four: bool,
     /// Whether the workaround runs (always, except in tests).
     workaround: bool,
     /// Whether TX timestamping is on: claims are refused while it is off. Switched under the
@@ -103,9 +124,10 @@ pub(crate) struct TxSlot<S> {
 impl<S> TxSlot<S> {
     pub(crate) const fn new(set: usize, workaround: bool) -> Self {
         Self {
-            pending: None,
+            pending: [None, None, None, None],
             next_claim: 0,
             set,
+            four: false,
             workaround,
             on: false,
             counters: TxSlotCounters {
@@ -117,7 +139,7 @@ impl<S> TxSlot<S> {
         }
     }
 
-    /// Returns the register set the slot uses.
+    /// Returns the register set of the single slot.
     pub(crate) fn set(&self) -> usize {
         self.set
     }
@@ -127,17 +149,37 @@ impl<S> TxSlot<S> {
         self.workaround
     }
 
-    /// Moves the slot to register set `set` (0-3), with or without the TXSTMPH_0 workaround:
-    /// the test switches of `tx_tstamp_slot` in debugfs. Refused while a request waits.
+    /// Returns whether all four register sets take requests.
+    pub(crate) fn four_sets(&self) -> bool {
+        self.four
+    }
+
+    /// Moves the single slot to register set `set` (0-3), with or without the TXSTMPH_0
+    /// workaround: the test switches of `tx_tstamp_slot` in debugfs. Refused while a request
+    /// waits.
     pub(crate) fn set_test_mode(&mut self, set: usize, workaround: bool) -> Result {
-        if set > 3 {
+        if set >= N_SETS {
             return Err(EINVAL);
         }
-        if self.pending.is_some() {
+        if self.pending.iter().any(Option::is_some) {
             return Err(EBUSY);
         }
         self.set = set;
         self.workaround = workaround;
+        Ok(())
+    }
+
+    /// Uses all four register sets, or the single slot again (the private flag): `EBUSY` while
+    /// a request waits, which the change would strand in a set no longer read, or leave behind
+    /// a set the single slot then claims.
+    pub(crate) fn set_four_sets(&mut self, four: bool) -> Result {
+        if four == self.four {
+            return Ok(());
+        }
+        if self.pending.iter().any(Option::is_some) {
+            return Err(EBUSY);
+        }
+        self.four = four;
         Ok(())
     }
 
@@ -146,9 +188,9 @@ impl<S> TxSlot<S> {
         self.on = true;
     }
 
-    /// Switches TX timestamping off: claims are refused from now on, and the waiting request,
-    /// if any, is cancelled (see [`TxSlot::cancel`]) and returned.
-    pub(crate) fn switch_off(&mut self, regs: &impl TxStampRegs) -> Option<S> {
+    /// Switches TX timestamping off: claims are refused from now on, and the waiting requests,
+    /// if any, are cancelled (see [`TxSlot::cancel`]) and returned.
+    pub(crate) fn switch_off(&mut self, regs: &impl TxStampRegs) -> PerSet<S> {
         self.on = false;
         self.cancel(regs)
     }
@@ -158,9 +200,18 @@ impl<S> TxSlot<S> {
         self.on
     }
 
-    /// Returns whether a request is waiting.
+    /// The register set a claim would take now, if one is free.
+    fn free_set(&self) -> Option<usize> {
+        if self.four {
+            self.pending.iter().position(Option::is_none)
+        } else {
+            self.pending[self.set].is_none().then_some(self.set)
+        }
+    }
+
+    /// Returns whether no register set is free for a request.
     pub(crate) fn busy(&self) -> bool {
-        self.pending.is_some()
+        self.free_set().is_none()
     }
 
     /// Counts a request skipped because the slot is busy (xmit path).
@@ -168,98 +219,127 @@ impl<S> TxSlot<S> {
         self.counters.skipped += 1;
     }
 
-    /// Claims the slot for `req` at `now` (xmit path). If TX timestamping is off the request
-    /// comes back; if the slot is busy it comes back and is counted as skipped.
-    pub(crate) fn claim(&mut self, req: S, now: u64) -> core::result::Result<ClaimId, S> {
+    /// Claims a free register set for `req` at `now` (xmit path) and returns it with the claim.
+    /// If TX timestamping is off the request comes back; if no set is free it comes back and
+    /// is counted as skipped.
+    pub(crate) fn claim(&mut self, req: S, now: u64) -> core::result::Result<(usize, ClaimId), S> {
         if !self.on {
             return Err(req);
         }
-        if self.pending.is_some() {
+        let Some(set) = self.free_set() else {
             self.counters.skipped += 1;
             return Err(req);
-        }
+        };
         let id = self.next_claim;
         self.next_claim = id.wrapping_add(1);
-        self.pending = Some((req, now, id));
-        Ok(ClaimId(id))
+        self.pending[set] = Some(Pending {
+            req,
+            start: now,
+            id,
+        });
+        Ok((set, ClaimId(id)))
     }
 
     /// Undoes `claim`, whose packet never reached the hardware (the xmit path dropped it), if
-    /// the slot still holds it: a stray stamp may have completed it, and another queue claimed
-    /// the slot since.
+    /// a set still holds it: a stray stamp may have completed it, and another queue claimed
+    /// the set since.
     pub(crate) fn unclaim(&mut self, claim: ClaimId) -> Option<S> {
-        match self.pending {
-            Some((_, _, id)) if id == claim.0 => self.pending.take().map(|(s, _, _)| s),
-            _ => None,
-        }
+        let slot = self
+            .pending
+            .iter_mut()
+            .find(|p| matches!(p, Some(p) if p.id == claim.0))?;
+        slot.take().map(|p| p.req)
     }
 
-    /// Reads the timestamp after a TX timestamp interrupt (hard-IRQ context). Returns the
-    /// completed request and its SYSTIM time in ns, if its timestamp was there.
-    pub(crate) fn on_interrupt(&mut self, regs: &impl TxStampRegs) -> Option<(S, u64)> {
-        // Baseline of TXSTMPL_0 before TXTT_0 is tested.
-        let baseline = regs.txstmpl(0);
+    /// Reads the timestamps after a TX timestamp interrupt (hard-IRQ context), as
+    /// `igc_ptp_tx_hwtstamp` does: set 0 first, with the erratum's workaround, then the sets
+    /// whose TXTT bit is set. Returns each completed request with its SYSTIM time in ns.
+    ///
+    /// Reading TXSTMPH_0 clears every TXTT bit, so a timestamp that lands in set 1-3 between
+    /// the TSYNCTXCTL read and that read would lose its bit, and with the erratum its
+    /// interrupt: as for set 0, the TXSTMPL of each set waiting for a timestamp is read before
+    /// TSYNCTXCTL and again after, and a change is a timestamp (consecutive timestamps never
+    /// share a nanosecond value).
+    pub(crate) fn on_interrupt(&mut self, regs: &impl TxStampRegs) -> PerSet<(S, u64)> {
+        // Baselines: set 0 always (igc), the other sets while they wait.
+        let mut baseline = [None; N_SETS];
+        for (set, b) in baseline.iter_mut().enumerate() {
+            if set == 0 || self.pending[set].is_some() {
+                *b = Some(regs.txstmpl(set));
+            }
+        }
         let mask = regs.txtt();
-        let mut set0 = None;
+        let mut stamps = [None; N_SETS];
+        let mut h0_read = true;
         if mask & 1 != 0 {
             let lo = regs.txstmpl(0);
-            set0 = Some(systim_to_ns(lo, regs.txstmph(0)));
+            stamps[0] = Some(systim_to_ns(lo, regs.txstmph(0)));
         } else if self.workaround {
-            // Re-arm the interrupt, then catch a timestamp that arrived meanwhile: consecutive
-            // timestamps never share a nanosecond value.
+            // Re-arm the interrupt, then catch a timestamp that arrived meanwhile.
             let _ = regs.txstmph(0);
             let lo = regs.txstmpl(0);
-            if lo != baseline {
-                set0 = Some(systim_to_ns(lo, regs.txstmph(0)));
+            if Some(lo) != baseline[0] {
+                stamps[0] = Some(systim_to_ns(lo, regs.txstmph(0)));
             }
-        }
-        let stamp = if self.set == 0 {
-            set0
         } else {
-            if set0.is_some() {
-                self.counters.stray += 1;
-            }
-            (mask & (1 << self.set) != 0).then(|| {
-                let lo = regs.txstmpl(self.set);
-                systim_to_ns(lo, regs.txstmph(self.set))
-            })
-        };
-        let ns = stamp?;
-        match self.pending.take() {
-            Some((req, _, _)) => {
-                self.counters.completed += 1;
-                Some((req, ns))
-            }
-            None => {
-                self.counters.stray += 1;
-                None
+            h0_read = false;
+        }
+        for set in 1..N_SETS {
+            if mask & (1 << set) != 0 {
+                let lo = regs.txstmpl(set);
+                stamps[set] = Some(systim_to_ns(lo, regs.txstmph(set)));
+            } else if h0_read && baseline[set].is_some() {
+                let lo = regs.txstmpl(set);
+                if Some(lo) != baseline[set] {
+                    stamps[set] = Some(systim_to_ns(lo, regs.txstmph(set)));
+                }
             }
         }
+        let mut done = [None, None, None, None];
+        for (set, ns) in stamps.into_iter().enumerate() {
+            let Some(ns) = ns else { continue };
+            match self.pending[set].take() {
+                Some(p) => {
+                    self.counters.completed += 1;
+                    done[set] = Some((p.req, ns));
+                }
+                None => self.counters.stray += 1,
+            }
+        }
+        done
     }
 
-    /// Frees a request older than `timeout` ns at `now` (the watchdog), re-arming the hardware
-    /// as `igc_ptp_tx_hang` does. Returns the freed request.
-    pub(crate) fn expire(&mut self, regs: &impl TxStampRegs, now: u64, timeout: u64) -> Option<S> {
-        match self.pending {
-            Some((_, start, _)) if now.saturating_sub(start) > timeout => {
+    /// Frees the requests older than `timeout` ns at `now` (the watchdog), each set on its own,
+    /// re-arming the hardware as `igc_ptp_tx_hang` does. Returns the freed requests.
+    pub(crate) fn expire(&mut self, regs: &impl TxStampRegs, now: u64, timeout: u64) -> PerSet<S> {
+        let mut freed = [None, None, None, None];
+        for (slot, f) in self.pending.iter_mut().zip(freed.iter_mut()) {
+            if matches!(slot, Some(p) if now.saturating_sub(p.start) > timeout) {
                 self.counters.timeouts += 1;
-                let _ = regs.txstmph(0);
-                self.pending.take().map(|(s, _, _)| s)
+                *f = slot.take().map(|p| p.req);
             }
-            _ => None,
         }
-    }
-
-    /// Empties the slot (TX timestamping disabled, interface down, removal), discarding a
-    /// timestamp the hardware may hold. Returns the request that was waiting.
-    pub(crate) fn cancel(&mut self, regs: &impl TxStampRegs) -> Option<S> {
-        let req = self.pending.take().map(|(s, _, _)| s);
-        if req.is_some() {
-            let _ = regs.txstmpl(self.set);
-            let _ = regs.txstmph(self.set);
+        if freed.iter().any(Option::is_some) {
             let _ = regs.txstmph(0);
         }
-        req
+        freed
+    }
+
+    /// Empties every set (TX timestamping disabled, interface down, removal), discarding the
+    /// timestamps the hardware may hold. Returns the requests that were waiting.
+    pub(crate) fn cancel(&mut self, regs: &impl TxStampRegs) -> PerSet<S> {
+        let mut reqs = [None, None, None, None];
+        for (set, (slot, r)) in self.pending.iter_mut().zip(reqs.iter_mut()).enumerate() {
+            if let Some(p) = slot.take() {
+                let _ = regs.txstmpl(set);
+                let _ = regs.txstmph(set);
+                *r = Some(p.req);
+            }
+        }
+        if reqs.iter().any(Option::is_some) {
+            let _ = regs.txstmph(0);
+        }
+        reqs
     }
 }
 
@@ -269,18 +349,24 @@ impl Adapter {
         self.ptp.t0.elapsed().as_nanos().max(0) as u64
     }
 
-    /// The time-sync interrupt (ICR.TS): reads TSICR once (it clears on read) and, for a TX
-    /// timestamp, reads it out and completes the waiting skb right here, in hard-IRQ context.
+    /// The time-sync interrupt (ICR.TS, `igc_tsync_interrupt`): reads TSICR once (it clears
+    /// on read); the PPS event first, then a TX timestamp, read out and completed with its skb
+    /// right here, in hard-IRQ context; then the pins' target times and auxiliary timestamps
+    /// (`ptp/pins.rs`).
     pub(crate) fn tsync_interrupt(&self) {
         let tsicr = self.hw.read(TSICR);
-        if !tsicr.txts() || tsicr.into_raw() == u32::MAX {
+        if tsicr.into_raw() == u32::MAX {
             return;
         }
-        let done = self.ptp.txts.lock().on_interrupt(&self.hw);
-        if let Some((skb, ns)) = done {
+        self.pps_interrupt(tsicr);
+        if tsicr.txts() {
+            let done = self.ptp.txts.lock().on_interrupt(&self.hw);
             let mbps = self.link_mbps.load(Relaxed);
-            skb.complete(ns + tx_latency_ns(mbps));
+            for (skb, ns) in done.into_iter().flatten() {
+                skb.complete(ns + tx_latency_ns(mbps));
+            }
         }
+        self.pin_interrupt(tsicr);
     }
 }
 
@@ -300,10 +386,9 @@ impl tx::TxTstamp for Adapter {
             slot.skip();
             return None;
         }
-        let set = slot.set() as u32;
         // The skb reference and the claim time are published together, under the lock.
-        let id = slot.claim(skb.start_hw_tstamp(), self.now_ns()).ok()?;
-        Some((txd::MAC_TSTAMP | set << txd::TSTAMP_REG_SHIFT, id))
+        let (set, id) = slot.claim(skb.start_hw_tstamp(), self.now_ns()).ok()?;
+        Some((txd::MAC_TSTAMP | (set as u32) << txd::TSTAMP_REG_SHIFT, id))
     }
 
     fn unclaim(&self, claim: ClaimId) {
@@ -378,8 +463,8 @@ mod tests {
         txtt: Cell<u32>,
         armed: Cell<bool>,
         bug: bool,
-        /// A capture into set 0 that lands right after the next TSYNCTXCTL read.
-        race: Cell<Option<(u32, u32)>>,
+        /// A capture into a set that lands right after the next TSYNCTXCTL read.
+        race: Cell<Option<(usize, u32, u32)>>,
     }
 
     impl Fake {
@@ -427,11 +512,19 @@ mod tests {
 
         fn txtt(&self) -> u32 {
             let v = self.txtt.get();
-            if let Some((sec, ns)) = self.race.take() {
-                self.capture(0, sec, ns);
+            if let Some((set, sec, ns)) = self.race.take() {
+                self.capture(set, sec, ns);
             }
             v
         }
+    }
+
+    /// The one value of a per-set result, if any; more than one fails the test.
+    fn single<T>(per_set: PerSet<T>) -> Option<T> {
+        let mut it = per_set.into_iter().flatten();
+        let first = it.next();
+        assert!(it.next().is_none());
+        first
     }
 
     /// A slot with TX timestamping switched on.
@@ -449,7 +542,7 @@ mod tests {
         assert!(slot.claim(2u32, 0).is_ok());
         // Switching off hands back the waiting request; a claim right after is refused, not
         // left waiting for a timestamp that will never come.
-        assert_eq!(slot.switch_off(&regs), Some(2));
+        assert_eq!(single(slot.switch_off(&regs)), Some(2));
         assert_eq!(slot.claim(3u32, 1), Err(3));
         assert!(!slot.busy());
         assert_eq!(slot.counters.skipped, 0);
@@ -463,7 +556,7 @@ mod tests {
         let mut slot = on(TxSlot::new(0, true));
         assert!(slot.claim(1u32, 0).is_ok());
         assert!(regs.capture(0, 5, 123));
-        assert_eq!(slot.on_interrupt(&regs), Some((1, 5_000_000_123)));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((1, 5_000_000_123)));
         assert!(!slot.busy());
         assert_eq!(slot.counters.completed, 1);
     }
@@ -476,11 +569,11 @@ mod tests {
         let mut slot = on(TxSlot::new(0, true));
         let a = slot.claim(1u32, 0).ok();
         assert!(regs.capture(0, 1, 5));
-        assert_eq!(slot.on_interrupt(&regs), Some((1, 1_000_000_005)));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((1, 1_000_000_005)));
         let b = slot.claim(2u32, 1).ok();
-        assert_eq!(a.map(|a| slot.unclaim(a)), Some(None));
+        assert_eq!(a.map(|(_, a)| slot.unclaim(a)), Some(None));
         assert!(slot.busy());
-        assert_eq!(b.map(|b| slot.unclaim(b)), Some(Some(2)));
+        assert_eq!(b.map(|(_, b)| slot.unclaim(b)), Some(Some(2)));
         assert!(!slot.busy());
     }
 
@@ -492,7 +585,7 @@ mod tests {
         assert_eq!(slot.claim(2u32, 1), Err(2));
         assert_eq!(slot.counters.skipped, 1);
         regs.capture(0, 0, 7);
-        assert_eq!(slot.on_interrupt(&regs), Some((1, 7)));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((1, 7)));
         assert!(slot.claim(3u32, 2).is_ok());
     }
 
@@ -503,17 +596,17 @@ mod tests {
         assert!(slot.claim(1u32, 1_000).is_ok());
         // The interrupt was lost: nothing completes it.
         assert_eq!(
-            slot.expire(&regs, 1_000 + TX_TIMEOUT_NS, TX_TIMEOUT_NS),
+            single(slot.expire(&regs, 1_000 + TX_TIMEOUT_NS, TX_TIMEOUT_NS)),
             None
         );
         assert_eq!(
-            slot.expire(&regs, 2_000 + TX_TIMEOUT_NS, TX_TIMEOUT_NS),
+            single(slot.expire(&regs, 2_000 + TX_TIMEOUT_NS, TX_TIMEOUT_NS)),
             Some(1)
         );
         assert_eq!(slot.counters.timeouts, 1);
         assert!(slot.claim(2u32, 3_000).is_ok());
         assert!(regs.capture(0, 1, 1));
-        assert_eq!(slot.on_interrupt(&regs), Some((2, 1_000_000_001)));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((2, 1_000_000_001)));
     }
 
     #[test]
@@ -521,13 +614,13 @@ mod tests {
         let regs = Fake::new(false);
         let mut slot = on(TxSlot::new(0, true));
         assert!(slot.claim(1u32, 0).is_ok());
-        assert_eq!(slot.cancel(&regs), Some(1));
+        assert_eq!(single(slot.cancel(&regs)), Some(1));
         assert!(!slot.busy());
         // A stamp that arrives after the cancel completes nothing.
         regs.capture(0, 0, 9);
-        assert_eq!(slot.on_interrupt(&regs), None);
+        assert_eq!(single(slot.on_interrupt(&regs)), None);
         assert_eq!(slot.counters.stray, 1);
-        assert_eq!(slot.cancel(&regs), None);
+        assert_eq!(single(slot.cancel(&regs)), None);
     }
 
     #[test]
@@ -540,7 +633,10 @@ mod tests {
             assert!(slot.claim(i, 0).is_ok());
             // Interrupt `i` fires.
             assert!(regs.capture(1, 0, 100 + i));
-            assert_eq!(slot.on_interrupt(&regs), Some((i, u64::from(100 + i))));
+            assert_eq!(
+                single(slot.on_interrupt(&regs)),
+                Some((i, u64::from(100 + i)))
+            );
         }
         assert_eq!(slot.counters.completed, 10);
     }
@@ -551,13 +647,13 @@ mod tests {
         let mut slot = on(TxSlot::new(1, false));
         assert!(slot.claim(0u32, 0).is_ok());
         assert!(regs.capture(1, 0, 100));
-        assert_eq!(slot.on_interrupt(&regs), Some((0, 100)));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((0, 100)));
         assert!(slot.claim(1u32, 0).is_ok());
         // No interrupt: TXSTMPH_0 was never read.
         assert!(!regs.capture(1, 0, 200));
         // Only the watchdog gets the slot back.
         assert_eq!(
-            slot.expire(&regs, TX_TIMEOUT_NS + 1, TX_TIMEOUT_NS),
+            single(slot.expire(&regs, TX_TIMEOUT_NS + 1, TX_TIMEOUT_NS)),
             Some(1)
         );
     }
@@ -569,7 +665,117 @@ mod tests {
         regs.l[0].set(50); // The previous stamp, already read.
         assert!(slot.claim(7u32, 0).is_ok());
         // TXTT_0 reads clear, then the stamp lands before TXSTMPH_0 is read.
-        regs.race.set(Some((2, 60)));
-        assert_eq!(slot.on_interrupt(&regs), Some((7, 2_000_000_060)));
+        regs.race.set(Some((0, 2, 60)));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((7, 2_000_000_060)));
+    }
+
+    /// A slot with all four register sets, TX timestamping on.
+    fn four<S>() -> TxSlot<S> {
+        let mut slot = on(TxSlot::new(0, true));
+        assert_eq!(slot.set_four_sets(true), Ok(()));
+        slot
+    }
+
+    #[test]
+    fn four_sets_take_four_requests_and_complete_each_with_its_own_stamp() {
+        let regs = Fake::new(true);
+        let mut slot = four();
+        for i in 0..4u32 {
+            assert_eq!(slot.claim(i, 0).map(|(set, _)| set), Ok(i as usize));
+        }
+        // A fifth waits for nothing: skipped, as with one slot.
+        assert_eq!(slot.claim(4u32, 0).map(|(set, _)| set), Err(4));
+        assert_eq!(slot.counters.skipped, 1);
+        // Sets 3, 1 and 2 latch before the handler runs; only the first raises the interrupt.
+        assert!(regs.capture(3, 3, 30));
+        assert!(!regs.capture(1, 1, 10));
+        assert!(!regs.capture(2, 2, 20));
+        let done = slot.on_interrupt(&regs);
+        assert_eq!(done[1], Some((1, 1_000_000_010)));
+        assert_eq!(done[2], Some((2, 2_000_000_020)));
+        assert_eq!(done[3], Some((3, 3_000_000_030)));
+        assert_eq!(done[0], None);
+        // The TXSTMPH_0 read re-armed the interrupt: set 0's stamp raises it.
+        assert!(regs.capture(0, 4, 40));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((0, 4_000_000_040)));
+        assert_eq!(slot.counters.completed, 4);
+        assert!(!slot.busy());
+    }
+
+    #[test]
+    fn four_sets_with_the_erratum_keep_their_interrupts() {
+        // Stamps only ever in sets 1-3: without the TXSTMPH_0 read the second would never
+        // interrupt.
+        let regs = Fake::new(true);
+        let mut slot = four::<u32>();
+        // Set 0 stays busy with a request whose stamp never comes.
+        assert_eq!(slot.claim(100, 0).map(|(set, _)| set), Ok(0));
+        for round in 0..20u32 {
+            let mut sets = [0usize; 3];
+            for (k, s) in sets.iter_mut().enumerate() {
+                *s = slot
+                    .claim(round * 3 + k as u32, 0)
+                    .map(|(set, _)| set)
+                    .unwrap_or(9);
+            }
+            assert_eq!(sets, [1, 2, 3]);
+            assert!(regs.capture(2, round, 2));
+            assert!(!regs.capture(1, round, 1));
+            assert!(!regs.capture(3, round, 3));
+            let done = slot.on_interrupt(&regs);
+            assert_eq!(done.iter().flatten().count(), 3);
+        }
+        assert_eq!(slot.counters.completed, 60);
+    }
+
+    #[test]
+    fn four_sets_catch_a_stamp_landing_before_the_rearm() {
+        // A stamp lands in set 2 after TSYNCTXCTL was read and before TXSTMPH_0 clears its
+        // bit: only its TXSTMPL moved.
+        let regs = Fake::new(true);
+        let mut slot = four::<u32>();
+        regs.l[2].set(70); // An earlier stamp of set 2, read long ago.
+        assert!(slot.claim(1, 0).is_ok()); // set 0
+        assert!(slot.claim(2, 0).is_ok()); // set 1
+        assert!(slot.claim(3, 0).is_ok()); // set 2
+        assert!(regs.capture(1, 5, 11));
+        regs.race.set(Some((2, 5, 22)));
+        let done = slot.on_interrupt(&regs);
+        assert_eq!(done[1], Some((2, 5_000_000_011)));
+        assert_eq!(done[2], Some((3, 5_000_000_022)));
+        assert_eq!(done[0], None);
+        assert_eq!(slot.counters.stray, 0);
+    }
+
+    #[test]
+    fn four_sets_time_out_one_by_one() {
+        let regs = Fake::new(false);
+        let mut slot = four::<u32>();
+        assert!(slot.claim(1, 1_000).is_ok());
+        assert!(slot.claim(2, 5_000).is_ok());
+        let freed = slot.expire(&regs, 1_001 + TX_TIMEOUT_NS, TX_TIMEOUT_NS);
+        assert_eq!(freed, [Some(1), None, None, None]);
+        assert_eq!(slot.counters.timeouts, 1);
+        // The set freed is taken again; the other still waits, then times out too.
+        assert_eq!(slot.claim(3, 6_000).map(|(set, _)| set), Ok(0));
+        let freed = slot.expire(&regs, 5_001 + TX_TIMEOUT_NS, TX_TIMEOUT_NS);
+        assert_eq!(freed, [None, Some(2), None, None]);
+        assert_eq!(slot.counters.timeouts, 2);
+    }
+
+    #[test]
+    fn switching_sets_waits_for_no_request_and_unclaim_finds_its_set() {
+        let regs = Fake::new(false);
+        let mut slot = four::<u32>();
+        let a = slot.claim(1, 0).ok();
+        let b = slot.claim(2, 0).ok();
+        assert_eq!(slot.set_four_sets(false), Err(EBUSY));
+        assert_eq!(b.map(|(_, b)| slot.unclaim(b)), Some(Some(2)));
+        assert_eq!(a.map(|(_, a)| slot.unclaim(a)), Some(Some(1)));
+        assert_eq!(slot.set_four_sets(false), Ok(()));
+        // One slot again: the second claim is skipped.
+        assert!(slot.claim(3, 0).is_ok());
+        assert_eq!(slot.claim(4, 0), Err(4));
+        assert_eq!(single(slot.cancel(&regs)), Some(3));
     }
 }
