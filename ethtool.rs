@@ -299,9 +299,6 @@ impl ethtool::Operations for Adapter {
     fn set_priv_flags(net: &Registration<Self>, flags: u32) -> Result {
         let four = flags & PRIV_TX_TSTAMP_4_SETS != 0;
         let mut slot = net.ptp.txts.lock();
-        if slot.four_sets() == four {
-            return Ok(());
-        }
         // Requests wait in their register sets: changing the sets under them would strand one.
         if let Err(e) = slot.set_four_sets(four) {
             drop(slot);

@@ -112,9 +112,9 @@ fn pin_sel(t: TSSDP, pin: u32) -> Bounded<u32, 2> {
     }
 }
 
-/// A pin number as a 2-bit select.
-fn pin_bits(pin: u32) -> Bounded<u32, 2> {
-    Bounded::try_new(pin & 3).unwrap_or(Bounded::<u32, 2>::new::<0>())
+/// A pin number or an output select (0-3) as a 2-bit TSSDP field.
+fn two_bits(v: u32) -> Bounded<u32, 2> {
+    Bounded::try_new(v & 3).unwrap_or(Bounded::<u32, 2>::new::<0>())
 }
 
 /// TSSDP with `pin` sampled by auxiliary timestamp `chan` (`igc_pin_extts`).
@@ -122,9 +122,9 @@ fn tssdp_extts(t: TSSDP, chan: u32, pin: u32) -> TSSDP {
     // Not an output any more.
     let t = pin_output(t, pin, false, pin_sel(t, pin));
     if chan == 1 {
-        t.with_aux1_sel(pin_bits(pin)).with_aux1_ts_sdp_en(true)
+        t.with_aux1_sel(two_bits(pin)).with_aux1_ts_sdp_en(true)
     } else {
-        t.with_aux0_sel(pin_bits(pin)).with_aux0_ts_sdp_en(true)
+        t.with_aux0_sel(two_bits(pin)).with_aux0_ts_sdp_en(true)
     }
 }
 
@@ -145,12 +145,7 @@ fn tssdp_perout(t: TSSDP, chan: u32, pin: u32, freq: bool) -> TSSDP {
         (false, true) => TSSDP_SEL_TT1,
         (false, false) => TSSDP_SEL_TT0,
     };
-    pin_output(
-        t,
-        pin,
-        true,
-        Bounded::try_new(sel).unwrap_or(Bounded::<u32, 2>::new::<0>()),
-    )
+    pin_output(t, pin, true, two_bits(sel))
 }
 
 /// TSAUXC without periodic output `chan`'s target time and clock bits.
