@@ -37,6 +37,10 @@ Options:
   -o, --correction NS      subtract NS from all offsets (e.g. known wire delay)
       --sw                 do not enable hardware timestamping; software RX
                            timestamps only
+      --step-cmd CMD       run `sh -c CMD` before the first step and after each
+                           step (NTPLOAD_STEP=0, 1, ... and NTPLOAD_RATE in its
+                           environment), e.g. to read the server's counters
+                           step by step; a failing CMD ends the run
   -h, --help               show this help
 
 Output (stdout), one line per step, then the best rate:
@@ -69,6 +73,7 @@ pub struct Config {
     pub max_loss_pct: f64,
     pub correction_ns: i64,
     pub hw: bool,
+    pub step_cmd: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -107,6 +112,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         max_loss_pct: 50.0,
         correction_ns: 0,
         hw: true,
+        step_cmd: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -137,6 +143,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--grace" => c.grace_s = float(opt, &value()?)?,
             "--max-loss" => c.max_loss_pct = float(opt, &value()?)?,
             "-o" | "--correction" => c.correction_ns = float(opt, &value()?)?.round() as i64,
+            "--step-cmd" => c.step_cmd = Some(value()?).filter(|s| !s.trim().is_empty()),
             _ => return Err(format!("unknown option '{arg}'")),
         }
     }
@@ -192,6 +199,7 @@ mod tests {
         assert_eq!(c.src_net, Net { base: 0xac10_0000, bits: 16 });
         assert_eq!((c.clients, c.rate, c.factor, c.steps), (None, 1000, 1.5, 10));
         assert_eq!((c.duration_s, c.grace_s, c.max_loss_pct, c.correction_ns, c.hw), (2.0, 0.5, 50.0, 0, true));
+        assert_eq!(c.step_cmd, None);
     }
 
     #[test]
@@ -203,6 +211,10 @@ mod tests {
         let Parsed::Run(c) = parse(&a).unwrap() else { panic!() };
         assert_eq!((c.clients, c.rate, c.factor, c.steps), (Some(1000), 2000, 2.0, 4));
         assert_eq!((c.duration_s, c.grace_s, c.max_loss_pct, c.correction_ns, c.hw), (0.5, 0.2, 10.0, 1950, false));
+        let mut a = args(BASE);
+        a.push("--step-cmd=echo a=b".into());
+        let Parsed::Run(c) = parse(&a).unwrap() else { panic!() };
+        assert_eq!(c.step_cmd.as_deref(), Some("echo a=b"));
     }
 
     #[test]

@@ -107,6 +107,22 @@ fn setup_error(what: &str, e: io::Error) -> String {
     format!("{what}: {e}{hint}")
 }
 
+/// Runs `--step-cmd` (if given) for step `step` (0: before the first) at `rate`.
+fn step_cmd(cfg: &Config, step: u32, rate: u64) -> Result<(), String> {
+    let Some(cmd) = &cfg.step_cmd else { return Ok(()) };
+    let status = std::process::Command::new("sh")
+        .args(["-c", cmd])
+        .env("NTPLOAD_STEP", step.to_string())
+        .env("NTPLOAD_RATE", rate.to_string())
+        .status()
+        .map_err(|e| format!("--step-cmd: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("--step-cmd failed after step {step} ({status})"))
+    }
+}
+
 fn run(cfg: &Config) -> Result<(), String> {
     sys::install_stop_handler().map_err(|e| setup_error("installing signal handlers", e))?;
     let ctl = CtlSocket::open().map_err(|e| setup_error("opening a control socket", e))?;
@@ -142,7 +158,9 @@ fn run(cfg: &Config) -> Result<(), String> {
     let mut engine = Engine::new(&sock, ep, cfg.src_net, hw);
     let params = StepParams { duration_s: cfg.duration_s, grace_s: cfg.grace_s, correction_ns: cfg.correction_ns };
     let mut results = Vec::new();
-    for rate in step_rates(cfg.rate, cfg.factor, cfg.steps, cfg.max_rate) {
+    let rates = step_rates(cfg.rate, cfg.factor, cfg.steps, cfg.max_rate);
+    step_cmd(cfg, 0, rates.first().copied().unwrap_or(cfg.rate))?;
+    for (step, rate) in (1..).zip(rates) {
         let clients = cfg.clients.unwrap_or_else(|| auto_clients(rate, cfg.src_net.host_count()));
         // ntpperf's clients poll at 10 Hz; its rate/10 rounding is tolerated.
         if rate / u64::from(clients) > AUTO_CLIENT_RATE {
@@ -154,6 +172,7 @@ fn run(cfg: &Config) -> Result<(), String> {
         }
         let res = engine.run_step(rate, clients, &params).map_err(|e| format!("step at rate {rate}: {e}"))?;
         println!("{}", res.line());
+        step_cmd(cfg, step, rate)?;
         if res.offset.mean().is_some_and(|m| m.abs() > 1e9) {
             eprintln!(
                 "ntpload: warning: offsets are over 1 s; is the PHC of {} kept on CLOCK_REALTIME (UTC, e.g. \
