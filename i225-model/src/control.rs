@@ -30,6 +30,9 @@
 //! cable plug|unplug           connect or disconnect every port's cable
 //!                             (the wire, TAP devices)
 //! vanish PORT on|off          device falls off the bus (reads all ones)
+//! vanish PORT on-read OFFSET  it falls off as the driver reads the register
+//!                             at OFFSET (hex with 0x, or decimal): that
+//!                             read returns all ones already
 //! no-auto-rd PORT on|off      EECD.AUTO_RD stays clear after each MAC reset
 //!                             (an NVM auto-read that never completes)
 //! tx-hang PORT                the TX unit hangs (no descriptor fetched)
@@ -407,8 +410,21 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
         }
         "vanish" => {
             let p = port(ports, arg(1))?;
+            if arg(2).copied() == Some("on-read") {
+                let off = arg(3).ok_or("expected a register offset")?;
+                let off = match off.strip_prefix("0x") {
+                    Some(hex) => u32::from_str_radix(hex, 16),
+                    None => off.parse(),
+                }
+                .map_err(|_| format!("bad register offset {off}"))?;
+                p.with_device(|d| d.mac.faults.vanish_on_read = Some(off & !3));
+                return Ok(json!({ "vanish_on_read": off & !3 }));
+            }
             let on = on_off(arg(2))?;
-            p.with_device(|d| d.mac.faults.vanished = on);
+            p.with_device(|d| {
+                d.mac.faults.vanished = on;
+                d.mac.faults.vanish_on_read = None;
+            });
             Ok(json!({ "vanished": on }))
         }
         "reset-faults" => {
@@ -672,6 +688,7 @@ fn status(p: &Arc<Port>) -> Value {
             "bus_master": d.dma.bus_master(),
             "dma_refused_no_bus_master": d.dma.refused(),
             "vanished": d.mac.faults.vanished,
+            "vanish_on_read": d.mac.faults.vanish_on_read,
             "tx_hang": d.mac.faults.tx_hang,
             "late_rx_dma": {
                 "ms": d.mac.faults.late_rx_dma_ms,

@@ -41,6 +41,11 @@ pub struct MacFaults {
     /// The device has "fallen off the bus": every read returns all ones
     /// and writes are dropped.
     pub vanished: bool,
+    /// The device falls off the bus as the driver reads this register
+    /// (offset): that read and every later one return all ones. A vanish
+    /// at a chosen point of a driver's register sequence (a statistics
+    /// pass, a reset), where `vanished` lands wherever the timing puts it.
+    pub vanish_on_read: Option<u32>,
     /// The TX unit hangs: no TX descriptor is fetched, nothing is sent or
     /// written back, until a MAC reset (CTRL.RST) clears the hang, as a
     /// driver's reset after "Detected Tx Unit Hang" does on hardware.
@@ -430,6 +435,10 @@ impl Mac {
 
     /// A 32-bit register read with its side effects.
     pub fn read32(&mut self, off: u32) -> u32 {
+        if self.faults.vanish_on_read == Some(off & !3) {
+            self.faults.vanish_on_read = None;
+            self.faults.vanished = true;
+        }
         if self.faults.vanished {
             return u32::MAX;
         }
@@ -919,6 +928,19 @@ pub(crate) mod tests {
         assert_eq!(m.read32(regs::CTRL), u32::MAX);
         m.faults.vanished = false;
         assert_ne!(m.read32(regs::CTRL), u32::MAX);
+    }
+
+    #[test]
+    fn device_vanishes_at_the_chosen_read() {
+        let (mut m, _) = new_mac();
+        m.stats.add(crate::stats::GPTC, 7);
+        m.faults.vanish_on_read = Some(crate::stats::GOTCL);
+        assert_ne!(m.read32(regs::CTRL), u32::MAX);
+        assert_eq!(m.read32(crate::stats::GPTC), 7);
+        assert_eq!(m.read32(crate::stats::GOTCL + 1), u32::MAX);
+        assert!(m.faults.vanished);
+        assert_eq!(m.faults.vanish_on_read, None);
+        assert_eq!(m.read32(regs::CTRL), u32::MAX);
     }
 
     /// igc_diag.c's register test (`ethtool -t` offline), table and all:
