@@ -62,10 +62,23 @@ pub(crate) struct HwStats {
 
 impl HwStats {
     /// Reads every counter once (clearing it) and adds it to the totals (`igc_update_stats`).
+    ///
+    /// A pass during which the device vanished is dropped whole: from the read that found it
+    /// gone on, every counter reads all ones, which igc adds to its totals (rx_errors then
+    /// jumps by some 2^32, and the octet counters by 2^64 - 1). Which reads came before cannot
+    /// be told apart, and the device is gone; the totals stay as the last whole pass left them.
     pub(crate) fn update(&mut self, hw: &Hw) {
         if hw.gone() {
             return;
         }
+        let mut next = *self;
+        next.add_counters(hw);
+        if !hw.removed() {
+            *self = next;
+        }
+    }
+
+    fn add_counters(&mut self, hw: &Hw) {
         let rd = |v: u32| u64::from(v);
         for (q, d) in self.rqdpc.iter_mut().enumerate() {
             *d += rd(hw.read_at::<RQDPC>(q).into_raw());
@@ -89,11 +102,14 @@ impl HwStats {
         self.mprc += rd(hw.read(MPRC).into_raw());
         self.gptc += rd(hw.read(GPTC).into_raw());
         // The 64-bit octet counters: low half first, then high (which clears both). igc keeps
-        // only the low half; the high one is added here.
+        // only the low half; the high one is added here. Wrapping: a pass the device left reads
+        // all ones here, and is dropped by the caller (an overflow check would panic first).
         let lo = rd(hw.read(GORCL).into_raw());
-        self.gorc += lo | rd(hw.read(GORCH).into_raw()) << 32;
+        let gorc = lo | rd(hw.read(GORCH).into_raw()) << 32;
+        self.gorc = self.gorc.wrapping_add(gorc);
         let lo = rd(hw.read(GOTCL).into_raw());
-        self.gotc += lo | rd(hw.read(GOTCH).into_raw()) << 32;
+        let gotc = lo | rd(hw.read(GOTCH).into_raw()) << 32;
+        self.gotc = self.gotc.wrapping_add(gotc);
         self.rnbc += rd(hw.read(RNBC).into_raw());
         self.ruc += rd(hw.read(RUC).into_raw());
         self.roc += rd(hw.read(ROC).into_raw());
