@@ -37,17 +37,17 @@ pub(crate) const MC_FILTERS: usize = 32;
 /// Watchdog period (`igc_watchdog`, 2 s).
 pub(crate) const WATCHDOG_MS: u32 = 2000;
 
-/// The counters of one queue pair: a TX and an RX ring served by one vector and one NAPI
-/// context. The rings themselves are lent by the registration without a driver lock, as igc
-/// uses them: the RX ring (`Operations::NapiData`) to the poll of its NAPI context, the TX ring
-/// (`Operations::TxQueueData`) under its TX queue's lock, which the core holds in `start_xmit`
-/// and the poll takes for the TX clean.
+/// The counters of one queue pair: a TX and an RX ring, served by one vector and one NAPI
+/// context, or by one each ([`irq::Layout`]). The rings themselves are lent by the registration
+/// without a driver lock, as igc uses them: the RX ring (`Operations::NapiData`) to the poll of
+/// its NAPI context, the TX ring (`Operations::TxQueueData`) under its TX queue's lock, which the
+/// core holds in `start_xmit` and the poll takes for the TX clean.
 #[pin_data]
 pub(crate) struct QueuePair {
     pub(crate) index: u16,
     pub(crate) txc: tx::TxCounters,
     pub(crate) rxc: rx::RxCounters,
-    /// The EITR value the vector's next interrupt writes.
+    /// The EITR value the next interrupt of queue vector `index` writes ([`irq::Layout`]).
     pub(crate) itr: irq::PendingItr,
 }
 

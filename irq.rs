@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Interrupts (`igc_main.c`: `igc_msix_ring`, `igc_msix_other`, `igc_intr_msi`, `igc_intr`): MSI-X
-//! with one vector per queue pair plus the "other" vector (link, time sync), as
-//! `igc_configure_msix`; or a single MSI or INTx vector for everything.
+//! with the "other" vector (link, time sync) and the queue vectors, one per queue pair or one
+//! per ring ([`Layout`]), as `igc_configure_msix`; or a single MSI or INTx vector for everything.
 //!
 //! The handlers run in hard-IRQ context: a queue vector only schedules its NAPI context (the
 //! vector is auto-masked by EIAM until the poll completes and re-enables it); the other vector
@@ -21,7 +21,7 @@ use kernel::{
 };
 
 use crate::{
-    adapter::Adapter,
+    adapter::{Adapter, MAX_QUEUES},
     hw::Hw,
     regs::{
         Bar0, EIAC, EIAM, EIMC, EIMS, EITR, GPIE, IAM, ICR, IMC, IMS, IVAR, IVAR_MISC, IVAR_VALID,
@@ -77,8 +77,9 @@ impl Moderation {
         eitr_of(self.itr)
     }
 
-    /// Updates the value after a completed poll from the queue pair's running counts (RX
-    /// packets and bytes, TX packets and bytes) and the link speed (`igc_update_ring_itr`);
+    /// Updates the value after a completed poll from the running counts of the vector's rings
+    /// (RX packets and bytes, TX packets and bytes; 0 for a direction it does not serve) and the
+    /// link speed (`igc_update_ring_itr`);
     /// returns the EITR value to write at the next interrupt if it changed.
     pub(crate) fn update(&mut self, counts: [u64; 4], link_mbps: u32) -> Option<EITR> {
         let [rxp, rxb, txp, txb] = core::array::from_fn(|i| counts[i].wrapping_sub(self.last[i]));
@@ -154,14 +155,14 @@ pub(crate) fn clear_causes(bar: &Bar0<'_>) {
 /// How interrupts are delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
-    /// MSI-X: vector 0 for link and time sync, vector 1 + i for queue pair i.
+    /// MSI-X: vector 0 for link and time sync, vector 1 + i for queue vector i ([`Layout`]).
     MsiX { queue_vectors: usize },
     /// One MSI or INTx vector for everything, one queue pair.
     Single,
 }
 
 impl Mode {
-    /// The EIMS bit of queue pair `q`'s vector.
+    /// The EIMS bit of queue vector `q`.
     pub(crate) fn queue_eims(self, q: usize) -> u32 {
         match self {
             Mode::MsiX { .. } => 1 << (q + 1),
@@ -198,9 +199,70 @@ fn imc_queue() -> IMC {
     IMC::from_raw(IMS::zeroed().with_rxt0(true).with_txdw(true).into_raw())
 }
 
-/// Routes queue pairs `0..queues` to their vectors and sets moderation (`igc_configure_msix`,
+/// Which rings each queue vector serves (`igc_set_flag_queue_pairs`, `igc_alloc_q_vectors`).
+///
+/// With more queues than half the I225's four, a TX and an RX queue share a vector, as igc
+/// pairs them then to save vectors: vector `i` serves both queues `i` ("TxRx"). With one or two
+/// queues every ring has a vector of its own, the RX ones first: vector `i` serves RX queue `i`,
+/// vector `queues + i` TX queue `i`, each moderated on its own direction. A single MSI or INTx
+/// vector, or too few MSI-X vectors for one per ring, pairs them. Queue vector `v` is MSI-X
+/// vector `v + 1` and NAPI context `v`; NAPI context `q` holds RX ring `q` in both layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    queues: usize,
+    paired: bool,
+}
+
+impl Layout {
+    pub(crate) fn new(mode: Mode, queues: usize) -> Self {
+        let paired = match mode {
+            Mode::MsiX { queue_vectors } => queues > MAX_QUEUES / 2 || 2 * queues > queue_vectors,
+            Mode::Single => true,
+        };
+        Self { queues, paired }
+    }
+
+    /// The queue vectors (and NAPI contexts) in use.
+    pub(crate) fn vectors(self) -> usize {
+        if self.paired {
+            self.queues
+        } else {
+            2 * self.queues
+        }
+    }
+
+    /// Which RX queue vector `v` serves.
+    pub(crate) fn rx_of(self, v: usize) -> Option<usize> {
+        (v < self.queues).then_some(v)
+    }
+
+    /// Which TX queue vector `v` serves.
+    pub(crate) fn tx_of(self, v: usize) -> Option<usize> {
+        if self.paired {
+            (v < self.queues).then_some(v)
+        } else {
+            v.checked_sub(self.queues).filter(|&q| q < self.queues)
+        }
+    }
+
+    /// The queue vector of RX queue `q`.
+    pub(crate) fn rx_vector(self, q: usize) -> usize {
+        q
+    }
+
+    /// The queue vector of TX queue `q`.
+    pub(crate) fn tx_vector(self, q: usize) -> usize {
+        if self.paired {
+            q
+        } else {
+            self.queues + q
+        }
+    }
+}
+
+/// Routes the rings of `layout` to their vectors and sets moderation (`igc_configure_msix`,
 /// `igc_assign_vector`, `igc_write_itr`).
-pub(crate) fn configure(hw: &Hw, mode: Mode, queues: usize) {
+pub(crate) fn configure(hw: &Hw, mode: Mode, layout: Layout) {
     match mode {
         Mode::MsiX { .. } => {
             hw.write_reg(
@@ -212,18 +274,21 @@ pub(crate) fn configure(hw: &Hw, mode: Mode, queues: usize) {
             );
             // The other causes on vector 0.
             hw.write_reg(IVAR_MISC::zeroed().with_other(IVAR_VALID));
-            for q in 0..queues {
-                let vector = (q + 1) as u8 | IVAR_VALID;
+            for q in 0..layout.queues {
+                let rx = (layout.rx_vector(q) + 1) as u8 | IVAR_VALID;
+                let tx = (layout.tx_vector(q) + 1) as u8 | IVAR_VALID;
                 hw.update_at(q >> 1, |ivar: IVAR| {
                     if q & 1 == 0 {
-                        ivar.with_rx_even(vector).with_tx_even(vector)
+                        ivar.with_rx_even(rx).with_tx_even(tx)
                     } else {
-                        ivar.with_rx_odd(vector).with_tx_odd(vector)
+                        ivar.with_rx_odd(rx).with_tx_odd(tx)
                     }
                 });
-                // igc's starting value; each completed poll then picks its own
-                // (`igc_configure_msix` sets `set_itr` for the first interrupt).
-                hw.write_at(q + 1, eitr_of(ITR_START));
+            }
+            // igc's starting value; each completed poll then picks its own
+            // (`igc_configure_msix` sets `set_itr` for the first interrupt).
+            for v in 0..layout.vectors() {
+                hw.write_at(v + 1, eitr_of(ITR_START));
             }
         }
         Mode::Single => {
@@ -262,7 +327,7 @@ pub(crate) fn disable(hw: &Hw, mode: Mode) {
     hw.flush();
 }
 
-/// Re-enables queue pair `q`'s interrupt after its poll completed.
+/// Re-enables queue vector `q`'s interrupt after its poll completed.
 pub(crate) fn enable_queue(hw: &Hw, mode: Mode, q: usize) {
     match mode {
         Mode::MsiX { .. } => hw.write_reg(EIMS::from_raw(mode.queue_eims(q))),
@@ -366,6 +431,42 @@ mod tests {
     /// Cumulative counts: `p` RX frames of `rx` bytes and `t` TX frames of `tx` bytes.
     fn counts(p: u64, rx: u64, t: u64, tx: u64) -> [u64; 4] {
         [p, p * rx, t, t * tx]
+    }
+
+    /// `igc_alloc_q_vectors` and the names `igc_request_msix` gives: one vector per ring, the
+    /// RX ones first, with one or two queues; pairs with three or four, or too few vectors.
+    #[test]
+    fn layout_follows_igc_alloc_q_vectors() {
+        let msix = Mode::MsiX { queue_vectors: 4 };
+        let two = Layout::new(msix, 2);
+        assert_eq!(two.vectors(), 4);
+        assert_eq!(
+            core::array::from_fn::<_, 4, _>(|v| two.rx_of(v)),
+            [Some(0), Some(1), None, None]
+        );
+        assert_eq!(
+            core::array::from_fn::<_, 4, _>(|v| two.tx_of(v)),
+            [None, None, Some(0), Some(1)]
+        );
+        assert_eq!((two.rx_vector(1), two.tx_vector(1)), (1, 3));
+        let one = Layout::new(msix, 1);
+        assert_eq!(
+            (one.vectors(), one.tx_of(1), one.tx_of(2)),
+            (2, Some(0), None)
+        );
+        for n in [3, 4] {
+            let l = Layout::new(msix, n);
+            assert_eq!(l.vectors(), n);
+            assert_eq!(
+                (l.rx_of(n - 1), l.tx_of(n - 1), l.tx_vector(n - 1)),
+                (Some(n - 1), Some(n - 1), n - 1)
+            );
+            assert_eq!(l.tx_of(n), None);
+        }
+        // Too few vectors for one per ring, or a single one: paired.
+        assert_eq!(Layout::new(Mode::MsiX { queue_vectors: 3 }, 2).vectors(), 2);
+        assert_eq!(Layout::new(Mode::MsiX { queue_vectors: 2 }, 1).vectors(), 2);
+        assert_eq!(Layout::new(Mode::Single, 1).vectors(), 1);
     }
 
     #[test]

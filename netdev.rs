@@ -50,11 +50,15 @@ fn alloc_rings(parent: &device::Device<device::Bound>, cfg: &Config) -> Result<R
     Ok(rings)
 }
 
-/// What the poll of a queue pair's NAPI context owns (`Operations::NapiData`): the RX ring, and
-/// the vector's interrupt moderation.
+/// What the poll of a queue vector's NAPI context owns (`Operations::NapiData`): the RX ring
+/// (context `q` holds RX ring `q`, whether its vector serves it or not), the queues its vector
+/// serves ([`irq::Layout`], set while the context is disabled), and the vector's interrupt
+/// moderation.
 #[derive(Default)]
 pub(crate) struct PollData {
     pub(crate) rx: Option<RxRing>,
+    pub(crate) rx_queue: Option<usize>,
+    pub(crate) tx_queue: Option<usize>,
     pub(crate) itr: irq::Moderation,
 }
 
@@ -113,29 +117,36 @@ pub(crate) fn up(
 pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     let hw = &net.hw;
     let mode = net.mode();
+    let layout = irq::Layout::new(mode, nq);
     net.configure_mac(dev, nq);
     for q in 0..nq {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
             r.configure(hw);
         }
-        // Disabled until `napi_enable` below. The vector's moderation starts again, as
-        // `irq::configure` programs it.
-        if let Some(qp) = net.queues.get(q) {
+        if let Some(PollData { rx: Some(r), .. }) = net.napi_off(q).as_deref() {
+            r.configure(hw, net.ptp.rx_tstamp_on.load(Relaxed));
+        }
+    }
+    // Disabled until `napi_enable` below: each context learns its queues, and the vector's
+    // moderation starts again, as `irq::configure` programs it.
+    for v in 0..layout.vectors() {
+        if let Some(qp) = net.queues.get(v) {
             let _ = qp.itr.take();
         }
-        if let Some(d) = net.napi_off(q).as_deref_mut() {
+        if let Some(d) = net.napi_off(v).as_deref_mut() {
+            d.rx_queue = layout.rx_of(v);
+            d.tx_queue = layout.tx_of(v);
             d.itr = irq::Moderation::new();
-            if let Some(r) = &d.rx {
-                r.configure(hw, net.ptp.rx_tstamp_on.load(Relaxed));
-            }
         }
     }
     hw.update(TCTL, |t: TCTL| t.with_en(true));
-    irq::configure(hw, mode, nq);
+    irq::configure(hw, mode, layout);
     net.running.store(true, Relaxed);
-    for i in 0..nq {
-        net.napi_enable(i);
-        set_queue_napi(net, i, Some(i));
+    for v in 0..layout.vectors() {
+        net.napi_enable(v);
+    }
+    for q in 0..nq {
+        set_queue_napi(net, q, Some(layout));
     }
     // Causes that arrived while masked are dropped: the link is read below.
     let _ = hw.read(ICR);
@@ -158,9 +169,12 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     // Wait for handlers already running on other CPUs: none touches the carrier or re-enables
     // a cause after this (`synchronize_irq` in `igc_irq_disable`).
     net.pdev.synchronize_irqs();
-    for i in 0..nq {
-        net.napi_disable(i);
-        set_queue_napi(net, i, None);
+    let layout = irq::Layout::new(net.mode(), nq);
+    for v in 0..layout.vectors() {
+        net.napi_disable(v);
+    }
+    for q in 0..nq {
+        set_queue_napi(net, q, None);
     }
     for q in 0..nq {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
@@ -186,13 +200,12 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     }
 }
 
-/// Records which NAPI context serves queue pair `q`, for the netdev netlink family
-/// (`igc_set_queue_napi`): `napi`, or none while the interface is down.
-fn set_queue_napi(net: &Registration<Adapter>, q: usize, napi: Option<usize>) {
-    for kind in [QueueKind::Rx, QueueKind::Tx] {
-        // Cannot fail: the queues and contexts exist.
-        let _ = net.set_queue_napi(q as u32, kind, napi);
-    }
+/// Records which NAPI contexts serve RX and TX queue `q`, for the netdev netlink family
+/// (`igc_set_queue_napi`): those of `layout`, or none while the interface is down.
+fn set_queue_napi(net: &Registration<Adapter>, q: usize, layout: Option<irq::Layout>) {
+    // Cannot fail: the queues and contexts exist.
+    let _ = net.set_queue_napi(q as u32, QueueKind::Rx, layout.map(|l| l.rx_vector(q)));
+    let _ = net.set_queue_napi(q as u32, QueueKind::Tx, layout.map(|l| l.tx_vector(q)));
 }
 
 /// Brings the interface down (`__igc_close`) and returns its rings, stopped and emptied, for
@@ -237,20 +250,31 @@ pub(crate) fn power_down(net: &Registration<Adapter>) {
     }
 }
 
-/// Names the interrupts after the interface, as `igc_request_irq` does at every open: the queue
-/// vectors `<interface>-TxRx-<queue>`, the other one (or the only one) `<interface>`. The device
+/// Names the interrupts after the interface and the rings of `nq` queues, as `igc_request_msix`
+/// does at every open: a queue vector `<interface>-TxRx-<queue>`, `-rx-<queue>` or
+/// `-tx-<queue>` ([`irq::Layout`]), one that serves nothing (rigc keeps every vector from probe
+/// to unbind) `<interface>-unused`, the other one (or the only one) `<interface>`. The device
 /// raises none while the interface is down.
-fn name_irqs(net: &Registration<Adapter>, parent: &device::Device<device::Bound>) -> Result {
+fn name_irqs(
+    net: &Registration<Adapter>,
+    parent: &device::Device<device::Bound>,
+    nq: usize,
+) -> Result {
     let ifname = net.device().name().to_str().map_err(|_| EINVAL)?;
+    let layout = irq::Layout::new(net.mode(), nq);
     let irqs = net.irqs.lock();
     let Some(irqs) = irqs.as_ref() else {
         return Ok(());
     };
     let mut set = irqs.access(parent)?.lock();
     for i in 0..set.len() {
-        let name = match i {
-            0 => CString::try_from_fmt(fmt!("{ifname}"))?,
-            _ => CString::try_from_fmt(fmt!("{ifname}-TxRx-{}", i - 1))?,
+        let v = i.wrapping_sub(1);
+        let name = match (i, layout.rx_of(v), layout.tx_of(v)) {
+            (0, ..) => CString::try_from_fmt(fmt!("{ifname}"))?,
+            (_, Some(q), Some(_)) => CString::try_from_fmt(fmt!("{ifname}-TxRx-{q}"))?,
+            (_, Some(q), None) => CString::try_from_fmt(fmt!("{ifname}-rx-{q}"))?,
+            (_, None, Some(q)) => CString::try_from_fmt(fmt!("{ifname}-tx-{q}"))?,
+            (_, None, None) => CString::try_from_fmt(fmt!("{ifname}-unused"))?,
         };
         set.rename(i, &name)?;
     }
@@ -296,6 +320,10 @@ pub(crate) fn reconfigure(
         }
     };
     up_with(net, &mut cfg, rings, wd);
+    // The vectors serve other rings with another queue count.
+    if let Err(e) = name_irqs(net, parent, cfg.queues) {
+        netdev_warn!(net.device(), "interrupts not renamed ({:?})\n", e);
+    }
     result
 }
 
@@ -446,7 +474,7 @@ impl dev::Operations for Adapter {
         // the driver's.
         power_up(net);
         // `up` leaves the interface untouched when it fails; the PHY goes down again.
-        name_irqs(net, parent)
+        name_irqs(net, parent, cfg.queues)
             .and_then(|()| up(net, parent, &mut cfg))
             .inspect_err(|_| power_down(net))
     }
@@ -494,30 +522,32 @@ impl dev::Operations for Adapter {
         data: &mut PollData,
         index: usize,
     ) -> Poll {
-        let Some(qp) = net.queues.get(index) else {
-            return Poll::Done(0);
-        };
+        let txq = data.tx_queue.and_then(|q| net.queues.get(q));
+        let rxq = data.rx_queue.and_then(|q| net.queues.get(q));
         let dev = net.device();
         // The TX ring is under its queue's lock, held for the descriptor walk only, the RX ring
         // this poll's own: transmitted skbs are freed, and received ones go up the stack, with
         // no lock held (the stack may transmit from the receive path, and freeing may enable
         // softirqs).
         // Done when a pass ends with the ring empty before the per-poll limit.
-        let mut tx_done = false;
-        let mut cleaned = 0;
-        while cleaned < tx::CLEAN_LIMIT {
-            let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
-            let finished = match net.tx_queue_lock(qp.index).as_deref_mut() {
-                Some(Some(r)) => r.clean(dev, &qp.txc, net.running.load(Relaxed), &mut freed),
-                _ => true,
-            };
-            cleaned += freed.len();
-            for skb in freed.drain() {
-                poll.consume(skb);
-            }
-            if finished {
-                tx_done = true;
-                break;
+        let mut tx_done = true;
+        if let Some(qp) = txq {
+            tx_done = false;
+            let mut cleaned = 0;
+            while cleaned < tx::CLEAN_LIMIT {
+                let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
+                let finished = match net.tx_queue_lock(qp.index).as_deref_mut() {
+                    Some(Some(r)) => r.clean(dev, &qp.txc, net.running.load(Relaxed), &mut freed),
+                    _ => true,
+                };
+                cleaned += freed.len();
+                for skb in freed.drain() {
+                    poll.consume(skb);
+                }
+                if finished {
+                    tx_done = true;
+                    break;
+                }
             }
         }
         // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked.
@@ -526,9 +556,11 @@ impl dev::Operations for Adapter {
         while rx_done < budget {
             let mut frames =
                 Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
-            let n = match &mut data.rx {
-                Some(r) => r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames),
-                None => 0,
+            let n = match (&mut data.rx, rxq) {
+                (Some(r), Some(qp)) => {
+                    r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames)
+                }
+                _ => 0,
             };
             for skb in frames.drain() {
                 poll.gro_receive(skb);
@@ -543,15 +575,17 @@ impl dev::Operations for Adapter {
             return Poll::Again;
         }
         // The moderation for the vector's next interrupt (`igc_ring_irq_enable`).
-        if matches!(net.mode(), irq::Mode::MsiX { .. }) {
-            let counts = [
-                qp.rxc.packets.load(Relaxed),
-                qp.rxc.bytes.load(Relaxed),
-                qp.txc.packets.load(Relaxed),
-                qp.txc.bytes.load(Relaxed),
-            ];
-            if let Some(eitr) = data.itr.update(counts, net.link_mbps.load(Relaxed)) {
-                qp.itr.set(eitr);
+        // A vector serving one direction counts only its frames (`igc_update_ring_itr`).
+        if let (irq::Mode::MsiX { .. }, Some(vector)) = (net.mode(), net.queues.get(index)) {
+            let (rxp, rxb) = rxq.map_or((0, 0), |qp| {
+                (qp.rxc.packets.load(Relaxed), qp.rxc.bytes.load(Relaxed))
+            });
+            let (txp, txb) = txq.map_or((0, 0), |qp| {
+                (qp.txc.packets.load(Relaxed), qp.txc.bytes.load(Relaxed))
+            });
+            let mbps = net.link_mbps.load(Relaxed);
+            if let Some(eitr) = data.itr.update([rxp, rxb, txp, txb], mbps) {
+                vector.itr.set(eitr);
             }
         }
         Poll::Done(rx_done)

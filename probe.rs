@@ -284,7 +284,7 @@ impl pci::Driver for RigcDriver {
             let queues = if matches!(kind, pci::IrqType::MsiX) && n > 1 {
                 net.queue_vectors.store((n - 1) as u32, Relaxed);
                 net.mode.store(1, Relaxed);
-                // Each queue pair's NAPI context is scheduled by its vector
+                // Each queue vector's NAPI context is scheduled by its vector
                 // (`netif_napi_set_irq` in `igc_request_msix`).
                 for q in 0..n - 1 {
                     if let (Some(napi), Ok(irq)) =

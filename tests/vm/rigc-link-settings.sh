@@ -18,7 +18,9 @@
 #   (the same for both drivers in one boot), min(4, CPUs) queue pairs, and
 #   the NAPI instances tied to their queues and interrupts in the netdev
 #   netlink family (igc_set_queue_napi, netif_napi_set_irq), the interrupts
-#   named <interface>-TxRx-<n> at open (igc_request_msix).
+#   named at open (igc_request_msix): <interface>-rx-<n> and -tx-<n> with
+#   two queues (a vector per ring, igc_alloc_q_vectors), <interface>-TxRx-<n>
+#   with four (paired).
 # lab-vm: --driver none --ports 2
 # lab-lane: timing (for balance: the main lane is the longer; its steps mostly wait for links)
 . "$(dirname "$0")/lib.sh"
@@ -117,7 +119,7 @@ for drv in igc rigc; do
 	ip netns exec a /lab/src/lab/guest/netdev-nl "$ifindex" >$o/nl
 	cat $o/nl | sed "s/^/# $drv: /"
 	# igc pairs a TX and an RX queue on one vector only with more than half
-	# its queues in use (IGC_FLAG_QUEUE_PAIRS); rigc always does. Compared:
+	# its queues in use (IGC_FLAG_QUEUE_PAIRS), and so does rigc. Compared:
 	# every queue tied to an instance, every instance to an interrupt of its
 	# own.
 	q_napi=$(awk '$1 == "queue" && $5 != 0' $o/nl | wc -l)
@@ -127,6 +129,17 @@ for drv in igc rigc; do
 	check "$drv: every RX and TX queue tied to a NAPI instance ($q_napi)" test "$q_napi" = $((2 * want_q))
 	check "$drv: each of the $n_napi NAPI instances tied to an interrupt of its own ($napi_irq)" \
 		test "$napi_irq" = "$n_napi" -a "$n_napi" -gt 0
+	# Interrupt names with two queues: a vector per ring, the RX ones first,
+	# each with a NAPI instance of its own.
+	ea -L "$A" combined 2
+	check "$drv: carrier after ethtool -L combined 2" wait_carrier a "$A"
+	irq_names "$A" >$o/irqs2
+	echo "# $drv interrupts with 2 queues: $(tr '\n' ' ' <$o/irqs2)"
+	check "$drv: interrupts named <if>, <if>-rx-0..1 and <if>-tx-0..1" \
+		test "$(tr '\n' ' ' <$o/irqs2)" = "IF IF-rx-0 IF-rx-1 IF-tx-0 IF-tx-1 "
+	ip netns exec a /lab/src/lab/guest/netdev-nl "$ifindex" >$o/nl2
+	check "$drv: with 2 queues, 4 NAPI instances serve queues, each with an interrupt of its own" \
+		test "$(awk '$1 == "queue" && $5 != 0 { print $5 }' $o/nl2 | sort -u | wc -l)" = 4
 	# Interrupt names, with four queues (igc pairs TX and RX then) and after
 	# a rename of the interface while it is down (igc names them at open).
 	ea -L "$A" combined 4
