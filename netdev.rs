@@ -319,11 +319,14 @@ pub(crate) fn reconfigure(
             (old_rings, Err(e))
         }
     };
-    up_with(net, &mut cfg, rings, wd);
-    // The vectors serve other rings with another queue count.
-    if let Err(e) = name_irqs(net, parent, cfg.queues) {
-        netdev_warn!(net.device(), "interrupts not renamed ({:?})\n", e);
+    // Another queue count: the vectors serve other rings. Renamed while down, since a rename
+    // requests the handlers again and the device must raise no interrupt meanwhile.
+    if cfg.queues != old.queues {
+        if let Err(e) = name_irqs(net, parent, cfg.queues) {
+            netdev_warn!(net.device(), "interrupts not renamed ({:?})\n", e);
+        }
     }
+    up_with(net, &mut cfg, rings, wd);
     result
 }
 
