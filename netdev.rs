@@ -453,8 +453,8 @@ pub(crate) fn mta(addrs: &[[u8; 6]]) -> [u32; 128] {
 /// The receive length limit for `mtu`: the frame with its header, two VLAN tags (a
 /// double-tagged frame, 802.1ad, at the full MTU) and the CRC. igc writes 9728, or for the
 /// standard MTU the largest frame its 2 KiB `build_skb` buffers hold (1648 bytes with 4 KiB
-/// pages): a length that follows its buffers. rigc copies each frame into an skb sized for
-/// the MTU with two tags (`rx.rs`), so its limit follows the MTU, and an oversized frame is
+/// pages): a length that follows its buffers. A frame spans as many of rigc's buffers as it
+/// needs (fragments, `rx.rs`), so rigc's limit follows the MTU, and an oversized frame is
 /// dropped and counted by the MAC (ROC, `rx_long_length_errors`) rather than by the driver.
 /// The largest frame for `mtu`, as igc counts it for the flow control thresholds
 /// (`adapter->max_frame_size`): Ethernet header, one VLAN tag, CRC.
@@ -657,7 +657,7 @@ impl dev::Operations for Adapter {
         _parent: &device::Device<device::Bound>,
         new_mtu: u32,
     ) -> Result {
-        // Buffers are 2 KiB and frames are copied out of them, so any MTU up to the maximum
+        // Buffers are 2 KiB and a frame spans as many as it needs, so any MTU up to the maximum
         // (checked by the core) only needs the receive length limit.
         net.hw.write_reg(rlpml(new_mtu)?);
         netdev_info!(

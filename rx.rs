@@ -4,17 +4,19 @@
 //! `igc_clean_rx_irq`): one DMA-mapped page per descriptor, NAPI poll within budget.
 //!
 //! The poll sees a completed descriptor in memory (its length, written last by the hardware,
-//! is non-zero), so it reads no register per packet; it writes RDT once per poll. The frame is
-//! copied out of the page into an skb from the NAPI cache, the range synced for the CPU before
-//! and handed back to the device after, and the page goes straight back on the ring: no page is
-//! allocated or mapped in the fast path. Frames larger than one buffer (MTU up to 9000) span
-//! several descriptors and are reassembled.
+//! is non-zero), so it reads no register per packet; it writes RDT once per poll. As igc
+//! (`igc_construct_skb`), a frame's headers are copied into a small skb from the NAPI cache and
+//! the rest is attached as a fragment of the half page the device wrote it into; the page then
+//! turns to its other half, or, while the stack still holds part of it, is replaced by a new
+//! one (igc's page reuse, in the `RxPage` abstraction). A frame that fits the skb's 256 bytes is
+//! copied whole and its half goes straight back. Frames larger than one buffer (MTU up to 9000)
+//! span several descriptors and are reassembled as fragments.
 
 use kernel::{
     device,
     net::{
         dev::{features, Device, NapiPoll},
-        skb::{RxPage, RxSkb},
+        skb::{RxPage, RxSkb, RX_HALF, RX_HDR_LEN},
     },
     prelude::*,
     sync::{
@@ -35,8 +37,10 @@ use crate::{
 /// NAPI weight, 64, so a normal poll takes one pass).
 pub(crate) const RX_BATCH: usize = 64;
 
-/// Receive buffer size programmed in SRRCTL (2 KiB, as igc).
+/// Receive buffer size programmed in SRRCTL (2 KiB, as igc): half a page, which the device
+/// writes into.
 pub(crate) const BUF_LEN: u32 = 2048;
+const _: () = assert!(BUF_LEN <= RX_HALF);
 
 /// Software counters of one RX queue.
 pub(crate) struct RxCounters {
@@ -203,14 +207,14 @@ impl RxRing {
             let mut skb = match self.partial.take() {
                 Some(s) => s,
                 None => {
-                    let s = poll.alloc_skb(max_frame);
+                    let s = poll.alloc_skb(RX_HDR_LEN);
                     if s.is_none() {
                         counters.alloc_failed.fetch_add(1, Relaxed);
                     }
                     s
                 }
             };
-            let page = &self.pages[i as usize];
+            let page = &mut self.pages[i as usize];
             let (mut offset, mut len) = (0, len.min(BUF_LEN));
             // The timestamp header in front of a frame's first buffer. Only a set TSIP bit,
             // which RX timestamping switches on, costs anything here.
@@ -225,10 +229,20 @@ impl RxRing {
                 len -= rxd::TS_HDR_LEN;
             }
             if let Some(s) = skb.as_mut() {
-                if s.put_from_page(page, offset, len).is_err() {
+                if s.len() + len > max_frame {
                     // Longer than the largest frame we accept: discard it.
                     skb = None;
                     counters.errors.fetch_add(1, Relaxed);
+                } else if let Err(e) = s.add_from_page(poll, page, offset, len) {
+                    // No page to replace one the stack still holds a half of (the frame is
+                    // dropped and the page stays), or no fragment slot left.
+                    skb = None;
+                    let c = if e == ENOMEM {
+                        &counters.alloc_failed
+                    } else {
+                        &counters.errors
+                    };
+                    c.fetch_add(1, Relaxed);
                 }
             }
             self.give(i);
