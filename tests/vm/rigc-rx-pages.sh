@@ -40,18 +40,18 @@ alloc_failed() {
 	ip netns exec b ethtool -S "$B" | awk '/rx_queue_[0-9]+_alloc_failed/ { n += $2 } END { print n + 0 }'
 }
 af0=$(alloc_failed)
-check "MTU 1500: 48 MiB arrive as sent while the receiver's queue fills" transfer "MTU 1500" 48 0.3
+check "MTU 1500: 32 MiB arrive as sent while the receiver's queue fills" transfer "MTU 1500" 32 0.3
 check "RX hardware timestamps on" ip netns exec b "$T/hwtstamp_config" "$B" OFF ALL
 check "RX timestamps: 16 MiB arrive as sent" transfer "RX timestamps" 16 0.3
 ip netns exec b "$T/hwtstamp_config" "$B" OFF NONE >/dev/null
 check "ethtool -G rx 64 on the receiver" ip netns exec b ethtool -G "$B" rx 64
 wait_carrier b "$B"
-check "RX ring of 64: 32 MiB arrive as sent" transfer "ring 64" 32 0.3
+check "RX ring of 64: 16 MiB arrive as sent" transfer "ring 64" 16 0.3
 ip netns exec b ethtool -G "$B" rx 256
 check "MTU 9000 on both ports" sh -c "ip -n a link set $A mtu 9000 && ip -n b link set $B mtu 9000"
 wait_carrier a "$A"
 wait_carrier b "$B"
-check "MTU 9000: 48 MiB arrive as sent" transfer "MTU 9000" 48 0.3
+check "MTU 9000: 32 MiB arrive as sent" transfer "MTU 9000" 32 0.3
 af1=$(alloc_failed)
 check "no frame dropped for want of a page (rx_queue_*_alloc_failed: $af0 -> $af1)" test "$af1" -eq "$af0"
 check "no warning or oops in dmesg" no_kernel_splat
