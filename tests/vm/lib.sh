@@ -8,8 +8,17 @@ MODEL_CTL=/lab/src/lab/guest/model-ctl
 _tap_n=0
 _tap_failed=0
 
-ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
-not_ok() { _tap_n=$((_tap_n + 1)); _tap_failed=1; echo "not ok $_tap_n - $*"; }
+# Each result taking 5 s or more since the one before (or the test's start) is
+# followed by "# N s": where a test's time goes, in every run's log.
+_tap_t=$(date +%s)
+_tap_time() {
+	local now
+	now=$(date +%s)
+	[ $((now - _tap_t)) -lt 5 ] || echo "# $((now - _tap_t)) s"
+	_tap_t=$now
+}
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; _tap_time; }
+not_ok() { _tap_n=$((_tap_n + 1)); _tap_failed=1; echo "not ok $_tap_n - $*"; _tap_time; }
 
 # check "description" command...: runs the command, shows its output on failure.
 # Lines the command gives to note() are shown after the result either way.
