@@ -16,7 +16,8 @@
 # - Ring sizes and channel counts set to the current ones change nothing: the
 #   same rings, no carrier change (igc returns early; only the ioctl asks).
 # - An NVM auto-read that never completes (EECD.AUTO_RD clear after reset, the
-#   model's no-auto-rd) does not fail the probe (igc_get_auto_rd_done).
+#   model's no-auto-rd) does not fail the probe (igc_get_auto_rd_done); for
+#   igc only in the long mode (RIGC_LONG=1).
 # lab-vm: --driver none --ports 2
 . "$(dirname "$0")/lib.sh"
 
@@ -128,12 +129,16 @@ for drv in igc rigc; do
 		_nothing_changes ethtool_same "$A" channels
 	del_namespaces "$drv" 2
 
-	# A blank NVM whose auto-read never completes: probe goes on.
-	$MODEL_CTL no-auto-rd 0 on >/dev/null && $MODEL_CTL no-auto-rd 1 on >/dev/null
-	rmmod "$drv"
-	modprobe "$drv"
-	check "$drv: both ports probed with EECD.AUTO_RD never set" wait_ports "$drv" 2
-	$MODEL_CTL no-auto-rd 0 off >/dev/null && $MODEL_CTL no-auto-rd 1 off >/dev/null
+	# A blank NVM whose auto-read never completes: probe goes on. igc's
+	# probe waits out its polls (about 30 s under TCG): igc only in the long
+	# mode.
+	if [ "$drv" = rigc ] || [ -n "${RIGC_LONG:-}" ]; then
+		$MODEL_CTL no-auto-rd 0 on >/dev/null && $MODEL_CTL no-auto-rd 1 on >/dev/null
+		rmmod "$drv"
+		modprobe "$drv"
+		check "$drv: both ports probed with EECD.AUTO_RD never set" wait_ports "$drv" 2
+		$MODEL_CTL no-auto-rd 0 off >/dev/null && $MODEL_CTL no-auto-rd 1 off >/dev/null
+	fi
 	rmmod "$drv"
 done
 

@@ -7,6 +7,7 @@
 # send it to software checksum and segmentation (driver-review.md F10), or the
 # data arrives corrupt or not at all.
 # lab-vm: --driver rigc --ports 2
+# lab-lane: timing (for balance: the main lane is the longer; it runs between the PTP tests, never beside them)
 . "$(dirname "$0")/lib.sh"
 
 check "both ports up with carrier in namespaces a and b" setup_namespaces rigc

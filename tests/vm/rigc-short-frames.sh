@@ -8,6 +8,7 @@
 # meaning. For igc and for rigc: 20 frames of 14 bytes from port 0 reach
 # port 1, none is dropped by the MAC.
 # lab-vm: --driver none --ports 2
+# lab-lane: timing (for balance: the main lane is the longer; it runs between the PTP tests, never beside them)
 . "$(dirname "$0")/lib.sh"
 
 for drv in igc rigc; do
