@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark's smoke run (lab/bench's guest half, lab/guest/bench --smoke):
 # every experiment once for C igc and rigc with each step cut to a second or
-# two, then the report (lab/bench-report) in the guest, so that the benchmark
-# cannot rot while the tests pass. No figure is judged: under TCG, and on
-# the checking kernel, they mean nothing; what is checked is that each
-# experiment gives every figure for both drivers and that the table and the
-# plots are made.
+# two, so that the benchmark cannot rot while the tests pass. No figure is
+# judged: under TCG, and on the checking kernel, they mean nothing; what is
+# checked is that each experiment gives every figure for both drivers. The
+# run is left in /lab/results/bench-smoke, and lab/test makes the table and
+# the plots from it on the host (lab/bench-report, as lab/bench does: under
+# TCG matplotlib alone took about 30 s).
 # lab-vm: --driver none --ports 2 --timeout 900
 # lab-lane: timing (for balance: the main lane is the longer; it runs between the PTP tests, never beside them)
 . /lab/src/tests/vm/lib.sh
 
-smoke_dir=/tmp/bench-smoke
+smoke_dir=/lab/results/bench-smoke
 rm -rf $smoke_dir
 /lab/src/lab/guest/bench --smoke --out $smoke_dir >/tmp/bench-smoke.log 2>&1
 rc=$?
@@ -37,11 +38,4 @@ interleaved() { # DRIVER
 }
 check "ntpload got interleaved responses from chronyd (igc)" interleaved igc
 check "ntpload got interleaved responses from chronyd (rigc)" interleaved rigc
-python3 /lab/src/lab/bench-report $smoke_dir --reasons /lab/src/bench/reasons.tsv >/tmp/bench-report.log 2>&1
-rc=$?
-report_made() {
-	[ "$rc" = 0 ] && grep -q '| rigc/igc |' $smoke_dir/results.md && [ "$(ls $smoke_dir/*.png | wc -l)" -ge 8 ] ||
-		{ cat /tmp/bench-report.log; false; }
-}
-check "lab/bench-report makes the table and the plots" report_made
 tap_done
