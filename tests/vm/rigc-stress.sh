@@ -3,18 +3,11 @@
 # rigc under churn while traffic runs: ip link down/up 10 times, then
 # rmmod/modprobe twice with both links flapping (100 and 20 in the long
 # mode). Afterwards traffic still flows (no stuck queue),
-# the kernel logged no warning or oops, and kmemleak finds nothing (in the
-# long mode here; otherwise in the batch's scan after its last test).
+# the kernel logged no warning or oops, and kmemleak finds nothing (the
+# batch's scan: after this test in the long mode, after the batch's last
+# test otherwise; lab/guest/batch).
 # lab-vm: --driver rigc --ports 2
 . "$(dirname "$0")/lib.sh"
-
-mount -t debugfs none /sys/kernel/debug 2>/dev/null
-# In the long mode every test's check scans for leaks and clears what it
-# reported, and so does this test at its start, so the scan below sees only
-# this test. Otherwise the batch scans once after its last test
-# (lab/guest/batch), and a scan here would be the same work done twice
-# (about 15 s under TCG): the churn's leaks fail the batch's scan.
-[ -n "${RIGC_LONG:-}" ] && echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
 
 check "both ports up with carrier in namespaces a and b" setup_namespaces rigc
 A=$(ns_iface a)
@@ -80,18 +73,4 @@ check "both ports up again" setup_namespaces rigc
 check "traffic flows after the churn: ping a -> b" ip netns exec a ping -c 3 -W 2 10.0.0.2
 check "no warning or oops in dmesg" no_kernel_splat
 
-leaks() {
-	local n
-	n=$(/lab/src/lab/guest/kmemleak-scan)
-	note "kmemleak: $n unreferenced object(s)"
-	[ "$n" = 0 ] || head -40 /sys/kernel/debug/kmemleak >&2
-	[ "$n" = 0 ]
-}
-if [ -z "${RIGC_LONG:-}" ]; then
-	: # the batch's scan after its last test (lab/guest/batch)
-elif [ -e /sys/kernel/debug/kmemleak ]; then
-	check "kmemleak: no unreferenced objects after the churn" leaks
-else
-	not_ok "kmemleak is not available in the test kernel"
-fi
 tap_done
