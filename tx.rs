@@ -14,7 +14,7 @@ use kernel::{
     device,
     net::{
         dev::Device,
-        skb::{CompletedTxSkb, MappedTxSkb, Tso, TxChecksum, TxSkb},
+        skb::{CompletedTxSkb, MappedTxSkb, Tso, TxBuffers, TxChecksum, TxSkb},
     },
     prelude::*,
     sync::atomic::{Atomic, Relaxed},
@@ -69,7 +69,7 @@ pub(crate) trait TxTstamp {
     /// Claims the slot for `skb` if it asks for a hardware timestamp and timestamping is on;
     /// returns the descriptor bits that request it with the claim. The skb is mapped: its
     /// header edits are over, so the reference the claim takes cannot meet `pskb_expand_head`.
-    fn claim(&self, skb: &mut MappedTxSkb) -> Option<(u32, ClaimId)>;
+    fn claim(&self, skb: &mut MappedTxSkb<'_>) -> Option<(u32, ClaimId)>;
     /// Gives back `claim`, if the slot still holds it: its packet is dropped before the
     /// hardware saw it.
     fn unclaim(&self, claim: ClaimId);
@@ -121,9 +121,9 @@ fn tso_fields(tso: &Tso, network_offset: u32, len: u32) -> Option<TsoFields> {
 pub(crate) const MAX_MAC_HDR_LEN: u32 = 127;
 pub(crate) const MAX_NETWORK_HDR_LEN: u32 = 511;
 
-/// A packet on the ring.
-struct TxBuf {
-    skb: MappedTxSkb,
+/// What the ring keeps beside a packet's skb, in the slot of its first descriptor.
+#[derive(Clone, Copy, Default)]
+struct TxInfo {
     /// Index of its last (EOP) descriptor.
     eop: u32,
     /// Frames on the wire (segments for TSO) and their bytes, for the counters and BQL.
@@ -138,17 +138,14 @@ pub(crate) struct TxRing {
     count: u32,
     next_to_use: u32,
     next_to_clean: u32,
-    bufs: KVec<Option<TxBuf>>,
+    bufs: TxBuffers<TxInfo>,
 }
 
 impl TxRing {
     /// Allocates a ring of `count` descriptors for queue `queue`.
     pub(crate) fn new(dev: &device::Device<device::Bound>, queue: u16, count: u32) -> Result<Self> {
         let desc = Descs::new(dev, count)?;
-        let mut bufs = KVec::with_capacity(count as usize, GFP_KERNEL)?;
-        for _ in 0..count {
-            bufs.push(None, GFP_KERNEL)?;
-        }
+        let bufs = TxBuffers::new(dev, count as usize)?;
         Ok(Self {
             queue,
             desc,
@@ -282,7 +279,15 @@ impl TxRing {
             }
         }
 
-        let mut mapped = match skb.map(dmadev) {
+        // Mapped into the slot of the packet's first descriptor, in place; the EOP index is
+        // filled in below.
+        let first = self.next_to_use;
+        let info = TxInfo {
+            eop: first,
+            segs,
+            bytes,
+        };
+        let mut mapped = match self.bufs.map(dmadev, first as usize, skb, info) {
             Ok(m) => m,
             Err((_, skb)) => {
                 drop_packet(counters);
@@ -298,7 +303,6 @@ impl TxRing {
             cmd |= *bits;
         }
         mapped.tx_timestamp();
-        let first = self.next_to_use;
         let mut i = first;
         if let Some((macip, tucmd, mss_l4len)) = ctx {
             let c = TxContext {
@@ -315,6 +319,8 @@ impl TxRing {
             if let Some((_, id)) = claim {
                 tstamp.unclaim(id);
             }
+            // Never handed to the hardware: unmapped and freed.
+            drop(self.bufs.complete(first as usize));
             drop_packet(counters);
             return Ok(());
         };
@@ -340,12 +346,9 @@ impl TxRing {
                 i = (i + 1) % self.count;
             }
         }
-        self.bufs[first as usize] = Some(TxBuf {
-            skb: mapped,
-            eop,
-            segs,
-            bytes,
-        });
+        if let Some(info) = self.bufs.get_mut(first as usize) {
+            info.eop = eop;
+        }
         self.next_to_use = i;
 
         if self.unused() < DESC_NEEDED {
@@ -380,17 +383,17 @@ impl TxRing {
                 break;
             }
             let i = self.next_to_clean as usize;
-            let Some(eop) = self.bufs[i].as_ref().map(|b| b.eop) else {
+            let Some(eop) = self.bufs.get(i).map(|b| b.eop) else {
                 break;
             };
             if !self.desc_done(eop) {
                 break;
             }
-            if let Some(buf) = self.bufs[i].take() {
-                pkts += buf.segs;
-                bytes += buf.bytes;
+            if let Some((skb, info)) = self.bufs.complete(i) {
+                pkts += info.segs;
+                bytes += info.bytes;
                 // Cannot fail: the batch is not full.
-                let _ = done.push(buf.skb.unmap_completed());
+                let _ = done.push(skb);
             }
             self.next_to_clean = (eop + 1) % self.count;
         }
@@ -412,10 +415,8 @@ impl TxRing {
 
     /// Frees every packet still on the ring (after the ring was disabled) and resets it.
     pub(crate) fn clear(&mut self, netdev: &Device) {
-        for b in self.bufs.iter_mut() {
-            // Dropping unmaps and frees with `dev_kfree_skb_any`.
-            drop(b.take());
-        }
+        // Unmaps and frees with `dev_kfree_skb_any`.
+        self.bufs.clear();
         for i in 0..self.count {
             self.desc.write(i, &TxData::default());
         }

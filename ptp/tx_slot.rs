@@ -371,7 +371,7 @@ impl Adapter {
 }
 
 impl tx::TxTstamp for Adapter {
-    fn claim(&self, skb: &mut MappedTxSkb) -> Option<(u32, ClaimId)> {
+    fn claim(&self, skb: &mut MappedTxSkb<'_>) -> Option<(u32, ClaimId)> {
         if !self.ptp.tx_tstamp_on.load(Relaxed) || !skb.skb().hw_tstamp_requested() {
             return None;
         }
