@@ -553,25 +553,24 @@ impl dev::Operations for Adapter {
                 }
             }
         }
-        // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked.
+        // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked. A
+        // vector that serves no RX ring makes no batch for it (its slots are written on every
+        // pass).
         let mut rx_done = 0;
         let budget = poll.budget();
-        while rx_done < budget {
-            let mut frames =
-                Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
-            let n = match (&mut data.rx, rxq) {
-                (Some(r), Some(qp)) => {
-                    r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames)
+        if let (Some(r), Some(qp)) = (&mut data.rx, rxq) {
+            while rx_done < budget {
+                let mut frames =
+                    Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
+                let n = r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames);
+                for skb in frames.drain() {
+                    poll.gro_receive(skb);
                 }
-                _ => 0,
-            };
-            for skb in frames.drain() {
-                poll.gro_receive(skb);
-            }
-            rx_done += n;
-            // Fewer frames than asked: the ring is empty.
-            if (n as usize) < frames.limit() {
-                break;
+                rx_done += n;
+                // Fewer frames than asked: the ring is empty.
+                if (n as usize) < frames.limit() {
+                    break;
+                }
             }
         }
         if !tx_done || rx_done >= budget {

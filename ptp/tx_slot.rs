@@ -371,10 +371,27 @@ impl Adapter {
 }
 
 impl tx::TxTstamp for Adapter {
+    /// Inline in the xmit path for the packets that ask for no timestamp (nearly all); the
+    /// slot's lock is taken out of line.
+    #[inline]
     fn claim(&self, skb: &mut MappedTxSkb<'_>) -> Option<(u32, ClaimId)> {
         if !self.ptp.tx_tstamp_on.load(Relaxed) || !skb.skb().hw_tstamp_requested() {
             return None;
         }
+        self.claim_slot(skb)
+    }
+
+    fn unclaim(&self, claim: ClaimId) {
+        let req = self.ptp.txts.lock().unclaim(claim);
+        drop(req);
+    }
+}
+
+impl Adapter {
+    /// The slot's part of [`tx::TxTstamp::claim`], for a packet that asks for a timestamp
+    /// while timestamping is on.
+    #[inline(never)]
+    fn claim_slot(&self, skb: &mut MappedTxSkb<'_>) -> Option<(u32, ClaimId)> {
         let mut slot = self.ptp.txts.lock();
         // The flag above is a hint that spares the lock while timestamping is off; the slot's
         // own switch, changed under this lock with the cancel, decides.
@@ -389,11 +406,6 @@ impl tx::TxTstamp for Adapter {
         // The skb reference and the claim time are published together, under the lock.
         let (set, id) = slot.claim(skb.start_hw_tstamp(), self.now_ns()).ok()?;
         Some((txd::MAC_TSTAMP | (set as u32) << txd::TSTAMP_REG_SHIFT, id))
-    }
-
-    fn unclaim(&self, claim: ClaimId) {
-        let req = self.ptp.txts.lock().unclaim(claim);
-        drop(req);
     }
 }
 
