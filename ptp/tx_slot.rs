@@ -393,8 +393,8 @@ impl Adapter {
     #[inline(never)]
     fn claim_slot(&self, skb: &mut MappedTxSkb<'_>) -> Option<(u32, ClaimId)> {
         let mut slot = self.ptp.txts.lock();
-        // The flag above is a hint that spares the lock while timestamping is off; the slot's
-        // own switch, changed under this lock with the cancel, decides.
+        // The flag `claim` tested is a hint that spares the lock while timestamping is off; the
+        // slot's own switch, changed under this lock with the cancel, decides.
         if !slot.is_on() {
             return None;
         }
