@@ -1,51 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! A small fixed-size batch, to carry work off a ring (no counterpart in `igc_main.c`, whose
-//! ring walks hand each skb on from inside the walk).
+//! TX clean frees each skb from inside the walk).
 //!
-//! The poll holds a ring only while it walks the descriptors (the TX ring under its queue's
-//! lock): received skbs go to GRO, and transmitted skbs are freed, after the walk, so the
-//! network stack (and whatever it sends from the receive path) never runs inside the TX
-//! queue's lock.
+//! The poll walks the TX ring under its queue's lock: transmitted skbs are unmapped into a
+//! batch and freed after the walk, so nothing the stack does when an skb is freed runs inside
+//! the TX queue's lock.
 
 use core::mem::ManuallyDrop;
 
 /// Up to `N` items, in the order they were pushed.
 pub(crate) struct Batch<T, const N: usize> {
     /// `items[..filled]` may hold items, the rest are `None`. Out of the compiler's drop glue,
-    /// which would visit all `N` slots every time a batch goes (a loop over 64 slots per poll
+    /// which would visit all `N` slots every time a batch goes (a loop over all of them per poll
     /// pass): `Drop` visits the slots ever filled.
     items: ManuallyDrop<[Option<T>; N]>,
     len: usize,
     /// The most items the batch has held.
     filled: usize,
-    limit: usize,
 }
 
 impl<T, const N: usize> Batch<T, N> {
     /// An empty batch.
     pub(crate) const fn new() -> Self {
-        Self::with_limit(N)
-    }
-
-    /// An empty batch that takes at most `limit` items (and never more than `N`).
-    pub(crate) const fn with_limit(limit: usize) -> Self {
         Self {
             items: ManuallyDrop::new([const { None }; N]),
             len: 0,
             filled: 0,
-            limit: if limit < N { limit } else { N },
         }
     }
 
     /// Whether no more items fit.
     pub(crate) fn is_full(&self) -> bool {
-        self.len >= self.limit
-    }
-
-    /// The most items it takes.
-    pub(crate) fn limit(&self) -> usize {
-        self.limit
+        self.len >= N
     }
 
     /// The number of items.

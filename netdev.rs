@@ -14,7 +14,7 @@ use kernel::{
             self, features, flags, Device, HwTstampConfig, McList, NapiPoll, Poll, QueueKind,
             Registration, Stats64, Xmit,
         },
-        skb::{CompletedTxSkb, RxSkb, TxSkb},
+        skb::{CompletedTxSkb, TxSkb},
     },
     netdev_err, netdev_info, netdev_warn,
     prelude::*,
@@ -28,7 +28,7 @@ use crate::{
     batch::Batch,
     irq,
     regs::{CTRL_EXT, ICR, MRQC, MRQC_ENABLE_RSS_MQ, MTA, RCTL, RETA, RLPML, RSSRK, RXCSUM, TCTL},
-    rx::{self, RxRing},
+    rx::RxRing,
     stats,
     tx::{self, TxRing},
     watchdog::{next_watchdog, Watchdog},
@@ -528,10 +528,10 @@ impl dev::Operations for Adapter {
         let txq = data.tx_queue.and_then(|q| net.queues.get(q));
         let rxq = data.rx_queue.and_then(|q| net.queues.get(q));
         let dev = net.device();
-        // The TX ring is under its queue's lock, held for the descriptor walk only, the RX ring
-        // this poll's own: transmitted skbs are freed, and received ones go up the stack, with
-        // no lock held (the stack may transmit from the receive path, and freeing may enable
-        // softirqs).
+        // The TX ring is under its queue's lock, held for the descriptor walk only: transmitted
+        // skbs are freed after it (freeing may enable softirqs). The RX ring is this poll's own:
+        // received frames go up the stack as they come off it, with no lock held (the stack may
+        // transmit from the receive path).
         // Done when a pass ends with the ring empty before the per-poll limit.
         let mut tx_done = true;
         if let Some(qp) = txq {
@@ -553,26 +553,12 @@ impl dev::Operations for Adapter {
                 }
             }
         }
-        // A budget of 0 (netpoll) allows TX cleaning only: the RX ring is not even locked. A
-        // vector that serves no RX ring makes no batch for it (its slots are written on every
-        // pass).
-        let mut rx_done = 0;
+        // A budget of 0 (netpoll) allows TX cleaning only.
         let budget = poll.budget();
-        if let (Some(r), Some(qp)) = (&mut data.rx, rxq) {
-            while rx_done < budget {
-                let mut frames =
-                    Batch::<RxSkb, { rx::RX_BATCH }>::with_limit((budget - rx_done) as usize);
-                let n = r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), &mut frames);
-                for skb in frames.drain() {
-                    poll.gro_receive(skb);
-                }
-                rx_done += n;
-                // Fewer frames than asked: the ring is empty.
-                if (n as usize) < frames.limit() {
-                    break;
-                }
-            }
-        }
+        let rx_done = match (&mut data.rx, rxq) {
+            (Some(r), Some(qp)) => r.clean(&net.hw, dev, poll, &qp.rxc, net.rx_tstamp(), budget),
+            _ => 0,
+        };
         if !tx_done || rx_done >= budget {
             return Poll::Again;
         }

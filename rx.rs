@@ -26,16 +26,11 @@ use kernel::{
 };
 
 use crate::{
-    batch::Batch,
     desc::{rxd, Descs, RxRead, RxWb},
     hw::Hw,
     ptp,
     regs::{RDBAH, RDBAL, RDH, RDLEN, RDT, RXDCTL, SRRCTL, SRRCTL_DESCTYPE_ADV_ONEBUF},
 };
-
-/// Frames taken off the ring under its lock at a time, then handed to GRO outside it (the
-/// NAPI weight, 64, so a normal poll takes one pass).
-pub(crate) const RX_BATCH: usize = 64;
 
 /// Receive buffer size programmed in SRRCTL (2 KiB, as igc): half a page, which the device
 /// writes into.
@@ -172,9 +167,9 @@ impl RxRing {
         }
     }
 
-    /// Receives frames (`igc_clean_rx_irq`) into `out`, for the caller to hand to GRO once the
-    /// walk is over, until `out` is full (its limit is the budget left). Returns
-    /// the number of frames taken off the ring, dropped ones included, at most the limit.
+    /// Receives up to `budget` frames (`igc_clean_rx_irq`) and hands each to GRO as it comes off
+    /// the ring: the ring is the poll's own, no lock is held. Returns the number of frames taken
+    /// off the ring, dropped ones included.
     /// `rx_tstamp` is the RX latency to subtract from hardware timestamps while RX timestamping
     /// is on, `None` otherwise.
     pub(crate) fn clean(
@@ -184,9 +179,8 @@ impl RxRing {
         poll: &NapiPoll<'_>,
         counters: &RxCounters,
         rx_tstamp: Option<u64>,
-        out: &mut Batch<RxSkb, RX_BATCH>,
+        budget: u32,
     ) -> u32 {
-        let budget = out.limit() as u32;
         let max_frame = netdev.mtu() + 14 + 4 + 4;
         let feats = netdev.features();
         let (mut done, mut pkts, mut bytes, mut cleaned) = (0u32, 0u64, 0u64, 0u32);
@@ -280,8 +274,7 @@ impl RxRing {
             }
             pkts += 1;
             bytes += u64::from(len);
-            // Cannot fail: the batch was not full.
-            let _ = out.push(skb);
+            poll.gro_receive(skb);
         }
         if cleaned > 0 {
             self.write_tail(hw, (self.next_to_clean + self.count - 1) % self.count);
