@@ -537,10 +537,12 @@ impl dev::Operations for Adapter {
         if let Some(qp) = txq {
             tx_done = false;
             let mut cleaned = 0;
+            let mut sum = tx::Completed::default();
+            let running = net.running.load(Relaxed);
             while cleaned < tx::CLEAN_LIMIT {
                 let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
                 let finished = match net.tx_queue_lock(qp.index).as_deref_mut() {
-                    Some(Some(r)) => r.clean(dev, &qp.txc, net.running.load(Relaxed), &mut freed),
+                    Some(Some(r)) => r.clean(dev, running, &mut freed, &mut sum),
                     _ => true,
                 };
                 cleaned += freed.len();
@@ -552,6 +554,7 @@ impl dev::Operations for Adapter {
                     break;
                 }
             }
+            sum.report(dev, qp.index, &qp.txc);
         }
         // A budget of 0 (netpoll) allows TX cleaning only.
         let budget = poll.budget();

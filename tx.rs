@@ -64,6 +64,30 @@ impl TxCounters {
     }
 }
 
+/// The packets a poll's TX clean completed, reported once the TX queue's lock is let go, as
+/// igc's lockless clean reports them at its end.
+#[derive(Default)]
+pub(crate) struct Completed {
+    pkts: u32,
+    bytes: u32,
+    /// How many times the clean woke the stopped queue.
+    restarts: u32,
+}
+
+impl Completed {
+    /// Reports them to BQL (`netdev_tx_completed_queue`) and counts them.
+    pub(crate) fn report(&self, netdev: &Device, queue: u16, counters: &TxCounters) {
+        if self.pkts > 0 {
+            counters.packets.fetch_add(u64::from(self.pkts), Relaxed);
+            counters.bytes.fetch_add(u64::from(self.bytes), Relaxed);
+            if self.restarts > 0 {
+                counters.restart.fetch_add(self.restarts.into(), Relaxed);
+            }
+            netdev.tx_completed_queue(queue, self.pkts, self.bytes);
+        }
+    }
+}
+
 /// The TX timestamp slot, as the xmit path sees it.
 pub(crate) trait TxTstamp {
     /// Claims the slot for `skb` if it asks for a hardware timestamp and timestamping is on;
@@ -364,16 +388,17 @@ impl TxRing {
         Ok(())
     }
 
-    /// Unmaps completed packets (`igc_clean_tx_irq`) into `done`, for the caller to free once
-    /// it has dropped the TX queue's lock. Returns whether the ring has no completed packet left
-    /// (`false`: `done` is full). A stopped queue is woken only if `may_wake` (the datapath is
-    /// not being stopped, `__IGC_DOWN` in igc) and the carrier is on.
+    /// Unmaps completed packets (`igc_clean_tx_irq`) into `done`, for the caller to free, and
+    /// adds them to `sum`, for the caller to report, once it has dropped the TX queue's lock.
+    /// Returns whether the ring has no completed packet left (`false`: `done` is full). A
+    /// stopped queue is woken only if `may_wake` (the datapath is not being stopped,
+    /// `__IGC_DOWN` in igc) and the carrier is on.
     pub(crate) fn clean(
         &mut self,
         netdev: &Device,
-        counters: &TxCounters,
         may_wake: bool,
         done: &mut Batch<CompletedTxSkb, TX_BATCH>,
+        sum: &mut Completed,
     ) -> bool {
         let (mut pkts, mut bytes) = (0u32, 0u32);
         let mut finished = true;
@@ -398,16 +423,15 @@ impl TxRing {
             self.next_to_clean = (eop + 1) % self.count;
         }
         if pkts > 0 {
-            counters.packets.fetch_add(u64::from(pkts), Relaxed);
-            counters.bytes.fetch_add(u64::from(bytes), Relaxed);
-            netdev.tx_completed_queue(self.queue, pkts, bytes);
+            sum.pkts += pkts;
+            sum.bytes += bytes;
             if may_wake
                 && netdev.carrier_ok()
                 && netdev.subqueue_stopped(self.queue)
                 && self.unused() >= WAKE_THRESHOLD
             {
                 netdev.wake_subqueue(self.queue);
-                counters.restart.fetch_add(1, Relaxed);
+                sum.restarts += 1;
             }
         }
         finished
