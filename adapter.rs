@@ -39,9 +39,9 @@ pub(crate) const WATCHDOG_MS: u32 = 2000;
 
 /// The counters of one queue pair: a TX and an RX ring, served by one vector and one NAPI
 /// context, or by one each ([`irq::Layout`]). The rings themselves are lent by the registration
-/// without a driver lock, as igc uses them: the RX ring (`Operations::NapiData`) to the poll of
-/// its NAPI context, the TX ring (`Operations::TxQueueData`) under its TX queue's lock, which the
-/// core holds in `start_xmit` and the poll takes for the TX clean.
+/// without a driver lock, as igc uses them: the RX ring and the TX ring's completion half
+/// (`Operations::NapiData`) to the poll of the NAPI context that serves them, the TX ring
+/// (`Operations::TxQueueData`) to `start_xmit`, under the TX queue's lock that the core holds.
 #[pin_data]
 pub(crate) struct QueuePair {
     pub(crate) index: u16,

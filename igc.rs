@@ -26,7 +26,6 @@
 //! | `regs.rs` | `igc_regs.h`, `igc_defines.h` |
 
 mod adapter;
-mod batch;
 mod desc;
 mod diag;
 mod ethtool;

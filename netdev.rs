@@ -14,7 +14,7 @@ use kernel::{
             self, features, flags, Device, HwTstampConfig, McList, NapiPoll, Poll, QueueKind,
             Registration, Stats64, Xmit,
         },
-        skb::{CompletedTxSkb, TxSkb},
+        skb::TxSkb,
     },
     netdev_err, netdev_info, netdev_warn,
     prelude::*,
@@ -25,38 +25,40 @@ use kernel::{
 
 use crate::{
     adapter::{Adapter, Config, MAX_QUEUES, MC_FILTERS},
-    batch::Batch,
     irq,
     regs::{CTRL_EXT, ICR, MRQC, MRQC_ENABLE_RSS_MQ, MTA, RCTL, RETA, RLPML, RSSRK, RXCSUM, TCTL},
     rx::RxRing,
     stats,
-    tx::{self, TxRing},
+    tx::{self, TxCompletion, TxRing},
     watchdog::{next_watchdog, Watchdog},
 };
 
 /// The rings of the queue pairs, outside the queue pairs: allocated and not yet installed, or
-/// taken out at ifdown. A fixed array, so that moving rings in and out never allocates.
-pub(crate) type Rings = [Option<(TxRing, RxRing)>; MAX_QUEUES];
+/// taken out at ifdown (a TX ring as its two halves). A fixed array, so that moving rings in
+/// and out never allocates.
+pub(crate) type Rings = [Option<(TxRing, TxCompletion, RxRing)>; MAX_QUEUES];
 
 /// Allocates the rings `cfg` asks for. Nothing is installed: on an error, what was allocated is
 /// freed here and the interface is untouched.
 fn alloc_rings(parent: &device::Device<device::Bound>, cfg: &Config) -> Result<Rings> {
     let mut rings: Rings = [const { None }; MAX_QUEUES];
     for (q, slot) in rings.iter_mut().enumerate().take(cfg.queues) {
-        let txr = TxRing::new(parent, q as u16, cfg.tx_ring)?;
+        let (txr, txc) = TxRing::new(parent, q as u16, cfg.tx_ring)?;
         let rxr = RxRing::new(parent, q as u16, cfg.rx_ring)?;
-        *slot = Some((txr, rxr));
+        *slot = Some((txr, txc, rxr));
     }
     Ok(rings)
 }
 
 /// What the poll of a queue vector's NAPI context owns (`Operations::NapiData`): the RX ring
-/// (context `q` holds RX ring `q`, whether its vector serves it or not), the queues its vector
-/// serves ([`irq::Layout`], set while the context is disabled), and the vector's interrupt
-/// moderation.
+/// (context `q` holds RX ring `q`, whether its vector serves it or not), the completion half of
+/// the TX ring its vector serves (context `q` holds TX completion `q` while the interface is
+/// down), the queues its vector serves ([`irq::Layout`], set while the context is disabled),
+/// and the vector's interrupt moderation.
 #[derive(Default)]
 pub(crate) struct PollData {
     pub(crate) rx: Option<RxRing>,
+    pub(crate) tx: Option<TxCompletion>,
     pub(crate) rx_queue: Option<usize>,
     pub(crate) tx_queue: Option<usize>,
     pub(crate) itr: irq::Moderation,
@@ -65,19 +67,23 @@ pub(crate) struct PollData {
 /// Installs `rings` in the queue pairs; returns the rings they held.
 fn install_rings(net: &Registration<Adapter>, mut rings: Rings) -> Rings {
     for (qp, slot) in net.queues.iter().zip(rings.iter_mut()) {
-        let (tx, rx) = match slot.take() {
-            Some((t, r)) => (Some(t), Some(r)),
-            None => (None, None),
+        let (tx, txc, rx) = match slot.take() {
+            Some((t, c, r)) => (Some(t), Some(c), Some(r)),
+            None => (None, None, None),
         };
         // The interface is down: the TX queue lock and the disabled NAPI context are free.
         let old_tx = net
             .tx_queue_lock(qp.index)
             .and_then(|mut t| core::mem::replace(&mut *t, tx));
-        let old_rx = net
-            .napi_off(usize::from(qp.index))
-            .and_then(|mut d| core::mem::replace(&mut d.rx, rx));
-        if let (Some(t), Some(r)) = (old_tx, old_rx) {
-            *slot = Some((t, r));
+        let (old_txc, old_rx) = match net.napi_off(usize::from(qp.index)) {
+            Some(mut d) => (
+                core::mem::replace(&mut d.tx, txc),
+                core::mem::replace(&mut d.rx, rx),
+            ),
+            None => (None, None),
+        };
+        if let (Some(t), Some(c), Some(r)) = (old_tx, old_txc, old_rx) {
+            *slot = Some((t, c, r));
         }
     }
     rings
@@ -139,6 +145,7 @@ pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
             d.itr = irq::Moderation::new();
         }
     }
+    move_tx_completions(net, nq, |q| q, |q| layout.tx_vector(q));
     hw.update(TCTL, |t: TCTL| t.with_en(true));
     irq::configure(hw, mode, layout);
     net.running.store(true, Relaxed);
@@ -176,6 +183,10 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     for q in 0..nq {
         set_queue_napi(net, q, None);
     }
+    // No poll runs now, so none wakes a queue: stopped again, a queue that a poll woke after
+    // `tx_disable` above (it read `running` before the store) sends nothing more.
+    dev.tx_disable();
+    move_tx_completions(net, nq, |q| layout.tx_vector(q), |q| q);
     for q in 0..nq {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
             r.disable(hw);
@@ -191,11 +202,37 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     kernel::time::delay::fsleep(kernel::time::Delta::from_millis(10));
     dev.carrier_off();
     for q in 0..nq {
-        if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref_mut() {
-            r.clear(dev);
+        if let Some(d) = net.napi_off(q).as_deref_mut() {
+            if let (Some(c), Some(Some(t))) =
+                (d.tx.as_mut(), net.tx_queue_lock(q as u16).as_deref_mut())
+            {
+                t.clear(c, dev);
+            }
+            if let Some(r) = d.rx.as_mut() {
+                r.reset();
+            }
         }
-        if let Some(PollData { rx: Some(r), .. }) = net.napi_off(q).as_deref_mut() {
-            r.reset();
+    }
+}
+
+/// Moves the TX completion of each of the `nq` queues, `q`, from the NAPI context `from(q)` into
+/// `to(q)`, the contexts disabled: into the context that serves the queue at start, back to
+/// context `q` at stop.
+fn move_tx_completions(
+    net: &Registration<Adapter>,
+    nq: usize,
+    from: impl Fn(usize) -> usize,
+    to: impl Fn(usize) -> usize,
+) {
+    let mut held: [Option<TxCompletion>; MAX_QUEUES] = [const { None }; MAX_QUEUES];
+    for (q, c) in held.iter_mut().enumerate().take(nq) {
+        if let Some(d) = net.napi_off(from(q)).as_deref_mut() {
+            *c = d.tx.take();
+        }
+    }
+    for (q, c) in held.iter_mut().enumerate().take(nq) {
+        if let Some(d) = net.napi_off(to(q)).as_deref_mut() {
+            d.tx = c.take();
         }
     }
 }
@@ -528,32 +565,13 @@ impl dev::Operations for Adapter {
         let txq = data.tx_queue.and_then(|q| net.queues.get(q));
         let rxq = data.rx_queue.and_then(|q| net.queues.get(q));
         let dev = net.device();
-        // The TX ring is under its queue's lock, held for the descriptor walk only: transmitted
-        // skbs are freed after it (freeing may enable softirqs). The RX ring is this poll's own:
-        // received frames go up the stack as they come off it, with no lock held (the stack may
-        // transmit from the receive path).
-        // Done when a pass ends with the ring empty before the per-poll limit.
+        // The TX completion and the RX ring are this poll's own: no lock is held (the transmit
+        // path has the TX ring's other half; the stack may transmit from the receive path).
+        // Done when the TX clean ends with the ring empty before the per-poll limit.
         let mut tx_done = true;
-        if let Some(qp) = txq {
-            tx_done = false;
-            let mut cleaned = 0;
+        if let (Some(qp), Some(c)) = (txq, data.tx.as_mut()) {
             let mut sum = tx::Completed::default();
-            let running = net.running.load(Relaxed);
-            while cleaned < tx::CLEAN_LIMIT {
-                let mut freed = Batch::<CompletedTxSkb, { tx::TX_BATCH }>::new();
-                let finished = match net.tx_queue_lock(qp.index).as_deref_mut() {
-                    Some(Some(r)) => r.clean(dev, running, &mut freed, &mut sum),
-                    _ => true,
-                };
-                cleaned += freed.len();
-                for skb in freed.drain() {
-                    poll.consume(skb);
-                }
-                if finished {
-                    tx_done = true;
-                    break;
-                }
-            }
+            tx_done = c.clean(dev, &net.running, poll, &mut sum);
             sum.report(dev, qp.index, &qp.txc);
         }
         // A budget of 0 (netpoll) allows TX cleaning only.

@@ -9,19 +9,30 @@
 //! first descriptor until the hardware reports the last one done (DD); then it is unmapped and
 //! freed from NAPI with `napi_consume_skb`. The tail register is written once per batch
 //! (`xmit_more`), and TDH is never read: completion is seen in the descriptors in memory.
+//!
+//! A ring has two halves, as igc's transmit and clean share a ring without a lock: the
+//! [`TxRing`], under the TX queue's lock with `start_xmit`, fills descriptors from
+//! `next_to_use` on; the [`TxCompletion`], in the NAPI context that serves the queue, empties
+//! them from `next_to_clean` on. They hand packets to each other through
+//! [`kernel::net::skb::TxBuffers`], and stop and wake the queue as igc does
+//! (`igc_maybe_stop_tx`, the end of `igc_clean_tx_irq`): each looks at the other's index again
+//! after a full barrier, so that neither a stop nor a wake is missed.
 
 use kernel::{
     device,
     net::{
-        dev::Device,
-        skb::{CompletedTxSkb, MappedTxSkb, Tso, TxBuffers, TxChecksum, TxSkb},
+        dev::{Device, NapiPoll},
+        skb::{MappedTxSkb, Tso, TxBuffers, TxChecksum, TxConsumer, TxProducer, TxSkb},
     },
     prelude::*,
-    sync::atomic::{Atomic, Relaxed},
+    sync::{
+        atomic::{Atomic, Relaxed},
+        barrier::{smp_mb, Full},
+        Arc,
+    },
 };
 
 use crate::{
-    batch::Batch,
     desc::{txd, Descs, TxContext, TxData, TxWb},
     hw::Hw,
     ptp::ClaimId,
@@ -34,9 +45,7 @@ pub(crate) const DESC_NEEDED: u32 = 1 + kernel::net::skb::MAX_TX_SEGMENTS as u32
 /// Free descriptors needed before a stopped queue is woken (`TX_WAKE_THRESHOLD`).
 const WAKE_THRESHOLD: u32 = 2 * DESC_NEEDED;
 /// Packets cleaned per poll at most (`IGC_DEFAULT_TX_WORK`).
-pub(crate) const CLEAN_LIMIT: usize = 128;
-/// Packets unmapped under the TX queue's lock at a time, then freed outside it.
-pub(crate) const TX_BATCH: usize = 32;
+pub(crate) const CLEAN_LIMIT: u32 = 128;
 /// Largest segment one data descriptor carries.
 const MAX_DATA_PER_TXD: u32 = 1 << 15;
 /// The shortest packet the MAC sends with TCTL.PSP set (igc: `skb_put_padto(skb, 17)`); it pads
@@ -64,8 +73,7 @@ impl TxCounters {
     }
 }
 
-/// The packets a poll's TX clean completed, reported once the TX queue's lock is let go, as
-/// igc's lockless clean reports them at its end.
+/// The packets a poll's TX clean completed, reported at its end, as igc's.
 #[derive(Default)]
 pub(crate) struct Completed {
     pkts: u32,
@@ -145,6 +153,15 @@ fn tso_fields(tso: &Tso, network_offset: u32, len: u32) -> Option<TsoFields> {
 pub(crate) const MAX_MAC_HDR_LEN: u32 = 127;
 pub(crate) const MAX_NETWORK_HDR_LEN: u32 = 511;
 
+/// The index after `i` on a ring of `count` descriptors.
+fn ring_next(i: u32, count: u32) -> u32 {
+    if i + 1 < count {
+        i + 1
+    } else {
+        0
+    }
+}
+
 /// What the ring keeps beside a packet's skb, in the slot of its first descriptor.
 #[derive(Clone, Copy, Default)]
 struct TxInfo {
@@ -155,29 +172,47 @@ struct TxInfo {
     bytes: u32,
 }
 
-/// One TX descriptor ring.
+/// One TX descriptor ring, the transmit path's half: under the TX queue's lock, it writes
+/// descriptors and fills slots from `next_to_use` on.
 pub(crate) struct TxRing {
     queue: u16,
-    desc: Descs,
+    desc: Arc<Descs>,
     count: u32,
-    next_to_use: u32,
-    next_to_clean: u32,
-    bufs: TxBuffers<TxInfo>,
+    bufs: TxProducer<TxInfo>,
+}
+
+/// The completion half of a TX descriptor ring (`igc_clean_tx_irq`), owned by the poll of the
+/// NAPI context that serves the queue: it reads the descriptors the hardware wrote back and
+/// empties the slots from `next_to_clean` on, without the TX queue's lock.
+pub(crate) struct TxCompletion {
+    queue: u16,
+    desc: Arc<Descs>,
+    count: u32,
+    bufs: TxConsumer<TxInfo>,
 }
 
 impl TxRing {
-    /// Allocates a ring of `count` descriptors for queue `queue`.
-    pub(crate) fn new(dev: &device::Device<device::Bound>, queue: u16, count: u32) -> Result<Self> {
-        let desc = Descs::new(dev, count)?;
-        let bufs = TxBuffers::new(dev, count as usize)?;
-        Ok(Self {
+    /// Allocates a ring of `count` descriptors for queue `queue`, as its two halves.
+    pub(crate) fn new(
+        dev: &device::Device<device::Bound>,
+        queue: u16,
+        count: u32,
+    ) -> Result<(Self, TxCompletion)> {
+        let desc = Arc::new(Descs::new(dev, count)?, GFP_KERNEL)?;
+        let (prod, cons) = TxBuffers::alloc(dev, count as usize)?;
+        let completion = TxCompletion {
+            queue,
+            desc: desc.clone(),
+            count,
+            bufs: cons,
+        };
+        let ring = Self {
             queue,
             desc,
             count,
-            next_to_use: 0,
-            next_to_clean: 0,
-            bufs,
-        })
+            bufs: prod,
+        };
+        Ok((ring, completion))
     }
 
     /// Programs the ring into the hardware and enables it (`igc_configure_tx_ring`).
@@ -212,17 +247,37 @@ impl TxRing {
         hw.write_at(usize::from(self.queue), TXDCTL::zeroed());
     }
 
-    fn unused(&self) -> u32 {
-        (self.next_to_clean + self.count - self.next_to_use - 1) % self.count
-    }
-
     /// Returns whether packets are on the ring that the hardware has not completed yet.
     pub(crate) fn pending(&self) -> bool {
-        self.unused() + 1 < self.count
+        self.bufs.in_flight() > 0
     }
 
-    fn desc_done(&self, i: u32) -> bool {
-        self.desc.read::<TxWb>(i).status & txd::STAT_DD != 0
+    /// Stops the queue if fewer than `need` descriptors are free, then looks again: a clean on
+    /// another CPU may have made room meanwhile and not seen the queue stopped; if so, it is
+    /// woken again (`igc_maybe_stop_tx`). Returns whether the queue stays stopped.
+    #[inline]
+    fn maybe_stop(&mut self, netdev: &Device, counters: &TxCounters, need: u32) -> bool {
+        // The room seen last first: the clean's index is loaded only when that is short.
+        self.bufs.room() < need && self.stop_unless_room(netdev, counters, need)
+    }
+
+    /// [`TxRing::maybe_stop`] once the room seen last is short: out of line, as it is rare, so
+    /// that the check before it is inlined in `xmit`.
+    #[cold]
+    fn stop_unless_room(&mut self, netdev: &Device, counters: &TxCounters, need: u32) -> bool {
+        if self.bufs.unused() >= need {
+            return false;
+        }
+        netdev.stop_subqueue(self.queue);
+        // Orders the stop before the second look, against the clean's wake (its index store,
+        // `smp_mb`, then the look at the stopped flag).
+        smp_mb(Full);
+        if self.bufs.unused() < need {
+            return true;
+        }
+        netdev.wake_subqueue(self.queue);
+        counters.restart.fetch_add(1, Relaxed);
+        false
     }
 
     /// Queues `skb`. Returns the skb back if the ring is full (the queue is stopped then).
@@ -244,8 +299,7 @@ impl TxRing {
                 .map(|f| per(skb.frag_len(f)))
                 .sum::<u32>()
             + 2;
-        if self.unused() < need {
-            netdev.stop_subqueue(q);
+        if self.maybe_stop(netdev, counters, need) {
             counters.busy.fetch_add(1, Relaxed);
             return Err(skb);
         }
@@ -305,13 +359,13 @@ impl TxRing {
 
         // Mapped into the slot of the packet's first descriptor, in place; the EOP index is
         // filled in below.
-        let first = self.next_to_use;
+        let first = self.bufs.next() as u32;
         let info = TxInfo {
             eop: first,
             segs,
             bytes,
         };
-        let mut mapped = match self.bufs.map(dmadev, first as usize, skb, info) {
+        let mut mapped = match self.bufs.map(dmadev, skb, info) {
             Ok(m) => m,
             Err((_, skb)) => {
                 drop_packet(counters);
@@ -336,7 +390,7 @@ impl TxRing {
                 mss_l4len_idx: mss_l4len,
             };
             self.desc.write(i, &c);
-            i = (i + 1) % self.count;
+            i = ring_next(i, self.count);
         }
         let olinfo = paylen << txd::PAYLEN_SHIFT | olinfo_flags;
         let Some(last) = mapped.segments().iter().rposition(|s| s.len > 0) else {
@@ -344,7 +398,7 @@ impl TxRing {
                 tstamp.unclaim(id);
             }
             // Never handed to the hardware: unmapped and freed.
-            drop(self.bufs.complete(first as usize));
+            drop(self.bufs.unmap());
             drop_packet(counters);
             return Ok(());
         };
@@ -367,85 +421,92 @@ impl TxRing {
                 self.desc.write(i, &d);
                 addr += u64::from(chunk);
                 eop = i;
-                i = (i + 1) % self.count;
+                i = ring_next(i, self.count);
             }
         }
-        if let Some(info) = self.bufs.get_mut(first as usize) {
+        if let Some(info) = self.bufs.data_mut() {
             info.eop = eop;
         }
-        self.next_to_use = i;
-
-        if self.unused() < DESC_NEEDED {
-            netdev.stop_subqueue(q);
+        // Hands the packet to the clean, its descriptors written: cannot fail, `need` of them
+        // were free above and the clean only frees more.
+        if self.bufs.publish(i as usize).is_err() {
+            drop(self.bufs.unmap());
+            drop_packet(counters);
+            return Ok(());
         }
+        self.maybe_stop(netdev, counters, DESC_NEEDED);
         // The MMIO write orders the descriptor writes before it (writel).
         if netdev.tx_sent_queue(q, bytes) {
-            hw.write_at(
-                usize::from(q),
-                TDT::zeroed().with_tail(self.next_to_use as u16),
-            );
+            hw.write_at(usize::from(q), TDT::zeroed().with_tail(i as u16));
         }
         Ok(())
     }
 
-    /// Unmaps completed packets (`igc_clean_tx_irq`) into `done`, for the caller to free, and
-    /// adds them to `sum`, for the caller to report, once it has dropped the TX queue's lock.
-    /// Returns whether the ring has no completed packet left (`false`: `done` is full). A
-    /// stopped queue is woken only if `may_wake` (the datapath is not being stopped,
-    /// `__IGC_DOWN` in igc) and the carrier is on.
+    /// Frees every packet still on the ring, with its completion half `c` (after the ring was
+    /// disabled and the queue's NAPI context too), and resets both.
+    pub(crate) fn clear(&mut self, c: &mut TxCompletion, netdev: &Device) {
+        // Unmaps and frees with `dev_kfree_skb_any`; `EINVAL` if `c` is another ring's, which
+        // changes nothing.
+        if c.bufs.clear(&mut self.bufs).is_err() {
+            return;
+        }
+        for i in 0..self.count {
+            self.desc.write(i, &TxData::default());
+        }
+        netdev.tx_reset_queue(self.queue);
+    }
+}
+
+impl TxCompletion {
+    fn desc_done(&self, i: u32) -> bool {
+        self.desc.read::<TxWb>(i).status & txd::STAT_DD != 0
+    }
+
+    /// Frees completed packets (`igc_clean_tx_irq`), at most [`CLEAN_LIMIT`], with `poll`,
+    /// and adds them to `sum`, for the caller to report. Returns whether the ring has no
+    /// completed packet left. A stopped queue is woken only if `running` still holds after the
+    /// clean's index is stored (the datapath is not being stopped, `__IGC_DOWN` in igc) and the
+    /// carrier is on.
     pub(crate) fn clean(
         &mut self,
         netdev: &Device,
-        may_wake: bool,
-        done: &mut Batch<CompletedTxSkb, TX_BATCH>,
+        running: &Atomic<bool>,
+        poll: &NapiPoll<'_>,
         sum: &mut Completed,
     ) -> bool {
-        let (mut pkts, mut bytes) = (0u32, 0u32);
+        let (mut n, mut pkts, mut bytes) = (0u32, 0u32, 0u32);
         let mut finished = true;
-        loop {
-            if done.is_full() {
+        while let Some(&info) = self.bufs.peek() {
+            if n >= CLEAN_LIMIT {
                 finished = false;
                 break;
             }
-            let i = self.next_to_clean as usize;
-            let Some(eop) = self.bufs.get(i).map(|b| b.eop) else {
+            if !self.desc_done(info.eop) {
+                break;
+            }
+            // The packet's slots, up to its last descriptor, go back to the transmit path.
+            let next = ring_next(info.eop, self.count);
+            let Some((skb, _)) = self.bufs.complete(next as usize) else {
                 break;
             };
-            if !self.desc_done(eop) {
-                break;
-            }
-            if let Some((skb, info)) = self.bufs.complete(i) {
-                pkts += info.segs;
-                bytes += info.bytes;
-                // Cannot fail: the batch is not full.
-                let _ = done.push(skb);
-            }
-            self.next_to_clean = (eop + 1) % self.count;
+            n += 1;
+            pkts += info.segs;
+            bytes += info.bytes;
+            poll.consume(skb);
         }
         if pkts > 0 {
             sum.pkts += pkts;
             sum.bytes += bytes;
-            if may_wake
-                && netdev.carrier_ok()
-                && netdev.subqueue_stopped(self.queue)
-                && self.unused() >= WAKE_THRESHOLD
-            {
-                netdev.wake_subqueue(self.queue);
-                sum.restarts += 1;
+            if netdev.carrier_ok() && self.bufs.unused() >= WAKE_THRESHOLD {
+                // Orders the index store before the look at the stopped flag, against
+                // `start_xmit`'s stop (`igc_maybe_stop_tx`).
+                smp_mb(Full);
+                if netdev.subqueue_stopped(self.queue) && running.load(Relaxed) {
+                    netdev.wake_subqueue(self.queue);
+                    sum.restarts += 1;
+                }
             }
         }
         finished
-    }
-
-    /// Frees every packet still on the ring (after the ring was disabled) and resets it.
-    pub(crate) fn clear(&mut self, netdev: &Device) {
-        // Unmaps and frees with `dev_kfree_skb_any`.
-        self.bufs.clear();
-        for i in 0..self.count {
-            self.desc.write(i, &TxData::default());
-        }
-        self.next_to_use = 0;
-        self.next_to_clean = 0;
-        netdev.tx_reset_queue(self.queue);
     }
 }
