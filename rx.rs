@@ -64,7 +64,8 @@ pub(crate) struct RxRing {
     desc: Descs,
     count: u32,
     next_to_clean: u32,
-    pages: KVec<RxPage>,
+    /// One per descriptor; from `kvmalloc`, as igc's `rx_buffer_info` from `vzalloc`.
+    pages: KVVec<RxPage>,
     /// A frame being reassembled from several descriptors, or `None`; `Some(None)` marks a frame
     /// being discarded until its last descriptor.
     partial: Option<Option<RxSkb>>,
@@ -74,7 +75,7 @@ impl RxRing {
     /// Allocates a ring of `count` descriptors for queue `queue`, with a mapped page for each.
     pub(crate) fn new(dev: &device::Device<device::Bound>, queue: u16, count: u32) -> Result<Self> {
         let desc = Descs::new(dev, count)?;
-        let mut pages = KVec::with_capacity(count as usize, GFP_KERNEL)?;
+        let mut pages = KVVec::with_capacity(count as usize, GFP_KERNEL)?;
         for _ in 0..count {
             pages.push(RxPage::new(dev, GFP_KERNEL)?, GFP_KERNEL)?;
         }
