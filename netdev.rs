@@ -570,9 +570,7 @@ impl dev::Operations for Adapter {
         // Done when the TX clean ends with the ring empty before the per-poll limit.
         let mut tx_done = true;
         if let (Some(qp), Some(c)) = (txq, data.tx.as_mut()) {
-            let mut sum = tx::Completed::default();
-            tx_done = c.clean(dev, &net.running, poll, &mut sum);
-            sum.report(dev, qp.index, &qp.txc);
+            tx_done = c.clean(dev, &net.running, poll, &qp.txc);
         }
         // A budget of 0 (netpoll) allows TX cleaning only.
         let budget = poll.budget();

@@ -73,29 +73,6 @@ impl TxCounters {
     }
 }
 
-/// The packets a poll's TX clean completed, reported at its end, as igc's.
-#[derive(Default)]
-pub(crate) struct Completed {
-    pkts: u32,
-    bytes: u32,
-    /// How many times the clean woke the stopped queue.
-    restarts: u32,
-}
-
-impl Completed {
-    /// Reports them to BQL (`netdev_tx_completed_queue`) and counts them.
-    pub(crate) fn report(&self, netdev: &Device, queue: u16, counters: &TxCounters) {
-        if self.pkts > 0 {
-            counters.packets.fetch_add(u64::from(self.pkts), Relaxed);
-            counters.bytes.fetch_add(u64::from(self.bytes), Relaxed);
-            if self.restarts > 0 {
-                counters.restart.fetch_add(self.restarts.into(), Relaxed);
-            }
-            netdev.tx_completed_queue(queue, self.pkts, self.bytes);
-        }
-    }
-}
-
 /// The TX timestamp slot, as the xmit path sees it.
 pub(crate) trait TxTstamp {
     /// Claims the slot for `skb` if it asks for a hardware timestamp and timestamping is on;
@@ -463,16 +440,15 @@ impl TxCompletion {
     }
 
     /// Frees completed packets (`igc_clean_tx_irq`), at most [`CLEAN_LIMIT`], with `poll`,
-    /// and adds them to `sum`, for the caller to report. Returns whether the ring has no
-    /// completed packet left. A stopped queue is woken only if `running` still holds after the
-    /// clean's index is stored (the datapath is not being stopped, `__IGC_DOWN` in igc) and the
-    /// carrier is on.
+    /// counts them and reports them to BQL. Returns whether the ring has no completed packet
+    /// left. A stopped queue is woken only if `running` still holds after the clean's index is
+    /// stored (the datapath is not being stopped, `__IGC_DOWN` in igc) and the carrier is on.
     pub(crate) fn clean(
         &mut self,
         netdev: &Device,
         running: &Atomic<bool>,
         poll: &NapiPoll<'_>,
-        sum: &mut Completed,
+        counters: &TxCounters,
     ) -> bool {
         let (mut n, mut pkts, mut bytes) = (0u32, 0u32, 0u32);
         let mut finished = true;
@@ -495,15 +471,16 @@ impl TxCompletion {
             poll.consume(skb);
         }
         if pkts > 0 {
-            sum.pkts += pkts;
-            sum.bytes += bytes;
+            counters.packets.fetch_add(u64::from(pkts), Relaxed);
+            counters.bytes.fetch_add(u64::from(bytes), Relaxed);
+            netdev.tx_completed_queue(self.queue, pkts, bytes);
             if netdev.carrier_ok() && self.bufs.unused() >= WAKE_THRESHOLD {
                 // Orders the index store before the look at the stopped flag, against
                 // `start_xmit`'s stop (`igc_maybe_stop_tx`).
                 smp_mb(Full);
                 if netdev.subqueue_stopped(self.queue) && running.load(Relaxed) {
                     netdev.wake_subqueue(self.queue);
-                    sum.restarts += 1;
+                    counters.restart.fetch_add(1, Relaxed);
                 }
             }
         }
