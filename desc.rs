@@ -284,6 +284,12 @@ impl Descs {
         RxWb::from_words([0, self.word(i as usize * 2 + 1)]).length
     }
 
+    /// The status of TX descriptor `i`'s write-back, from the one word that holds it: the TX
+    /// clean's test for a completed packet.
+    pub(crate) fn tx_status(&self, i: u32) -> u32 {
+        TxWb::from_words([0, self.word(i as usize * 2 + 1)]).status
+    }
+
     /// Writes descriptor `i` (nothing past the ring).
     pub(crate) fn write(&self, i: u32, d: &impl Desc) {
         let w = i as usize * 2;

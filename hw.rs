@@ -4,6 +4,7 @@
 //! MAC address. The PHY is in `phy.rs`, the descriptor rings in `desc.rs`.
 
 use kernel::{
+    device,
     io::{
         poll::read_poll_timeout,
         register::{LocatedRegister, Register, RegisterArray, RegisterArrayLoc},
@@ -124,6 +125,35 @@ impl Hw {
     {
         if let Some(loc) = RegisterArrayLoc::<R>::try_new(idx) {
             self.wr(loc.offset(), u32::from(value));
+        }
+    }
+
+    /// [`Hw::write_at`] from a context that holds the bound device `dev` (the transmit path,
+    /// a NAPI poll): the BAR is reached through it, with no RCU read section, as it cannot be
+    /// revoked while `dev` is bound.
+    #[inline]
+    pub(crate) fn write_at_bound<R>(
+        &self,
+        dev: &device::Device<device::Bound>,
+        idx: usize,
+        value: R,
+    ) where
+        R: RegisterArray,
+        u32: From<R>,
+        RegisterArrayLoc<R>: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
+    {
+        let Some(loc) = RegisterArrayLoc::<R>::try_new(idx) else {
+            return;
+        };
+        if self.removed.load(Relaxed) {
+            return;
+        }
+        match self.bar.access(dev) {
+            Ok(bar) => {
+                let _ = bar.try_write32(u32::from(value), loc.offset());
+            }
+            // Not the BAR's device: the guarded way.
+            Err(_) => self.wr(loc.offset(), u32::from(value)),
         }
     }
 

@@ -33,7 +33,7 @@ use kernel::{
 };
 
 use crate::{
-    desc::{txd, Descs, TxContext, TxData, TxWb},
+    desc::{txd, Descs, TxContext, TxData},
     hw::Hw,
     ptp::ClaimId,
     regs::{TDBAH, TDBAL, TDH, TDLEN, TDT, TXDCTL},
@@ -132,8 +132,10 @@ pub(crate) const MAX_NETWORK_HDR_LEN: u32 = 511;
 
 /// The index after `i` on a ring of `count` descriptors.
 fn ring_next(i: u32, count: u32) -> u32 {
-    if i + 1 < count {
-        i + 1
+    // `i` is below `count`: the increment never wraps (and, were it to, 0 is still the answer).
+    let n = i.wrapping_add(1);
+    if n < count {
+        n
     } else {
         0
     }
@@ -270,12 +272,9 @@ impl TxRing {
         let q = self.queue;
         // A context descriptor, one data descriptor per 32 KiB of each segment, and the gap.
         let per = |len: u32| len.div_ceil(MAX_DATA_PER_TXD).max(1);
-        let need = 1
-            + per(skb.headlen())
-            + (0..skb.nr_frags())
-                .map(|f| per(skb.frag_len(f)))
-                .sum::<u32>()
-            + 2;
+        let need = (0..skb.nr_frags()).fold(1 + per(skb.headlen()) + 2, |n, f| {
+            n.saturating_add(per(skb.frag_len(f)))
+        });
         if self.maybe_stop(netdev, counters, need) {
             counters.busy.fetch_add(1, Relaxed);
             return Err(skb);
@@ -414,7 +413,7 @@ impl TxRing {
         self.maybe_stop(netdev, counters, DESC_NEEDED);
         // The MMIO write orders the descriptor writes before it (writel).
         if netdev.tx_sent_queue(q, bytes) {
-            hw.write_at(usize::from(q), TDT::zeroed().with_tail(i as u16));
+            hw.write_at_bound(dmadev, usize::from(q), TDT::zeroed().with_tail(i as u16));
         }
         Ok(())
     }
@@ -436,7 +435,7 @@ impl TxRing {
 
 impl TxCompletion {
     fn desc_done(&self, i: u32) -> bool {
-        self.desc.read::<TxWb>(i).status & txd::STAT_DD != 0
+        self.desc.tx_status(i) & txd::STAT_DD != 0
     }
 
     /// Frees completed packets (`igc_clean_tx_irq`), at most [`CLEAN_LIMIT`], with `poll`,
