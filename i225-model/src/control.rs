@@ -142,7 +142,8 @@
 //! `bench N` gives the benchmark's figures: the totals since the start of
 //! `mmio_reads`, `mmio_writes` (BAR0), `irqs` (every interrupt message sent,
 //! INTx, MSI and MSI-X), `msix` (the MSI-X messages of each vector),
-//! `tx_packets` and `rx_packets` (every queue); since
+//! `msix_on_enable` (those of each vector that an EIMS write released, its
+//! cause having come while it was masked), `tx_packets` and `rx_packets` (every queue); since
 //! `bench-clear N` (or the start), `stats_pass_ns`, the duration of each statistics pass of the
 //! driver (host time from the first to the last read of the statistics
 //! block in a burst of at least 16 reads, see `stats_pass.rs`) as `count`,
@@ -365,6 +366,7 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                 "mmio_writes": d.mmio.values().map(|c| c.writes).sum::<u64>(),
                 "irqs": c.intx + c.msi + c.msix.iter().sum::<u64>(),
                 "msix": c.msix,
+                "msix_on_enable": d.mac.intr.fired_on_enable,
                 "tx_packets": sum(&d.mac.tx_counters), "rx_packets": sum(&d.mac.rx_counters),
                 "stats_pass_ns": lateness(&passes.durations),
                 "stats_pass_reads": passes.last_reads,

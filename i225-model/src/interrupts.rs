@@ -75,6 +75,9 @@ pub struct Interrupts {
     /// Host time from the end of an EITR window to the release of the
     /// firing it held (kept across MAC resets: the model's figure).
     pub release_lateness: Lateness,
+    /// Firings of each vector that an EIMS write released, its cause pending
+    /// while it was masked (kept across MAC resets: the benchmark's figure).
+    pub fired_on_enable: [u64; NUM_MSIX_VECTORS],
     clock: Arc<dyn TimeSource>,
 }
 
@@ -109,6 +112,7 @@ impl Interrupts {
             held: 0,
             held_legacy: false,
             release_lateness: Lateness::default(),
+            fired_on_enable: [0; NUM_MSIX_VECTORS],
             clock,
         }
     }
@@ -118,7 +122,8 @@ impl Interrupts {
     pub fn reset(&mut self) {
         let due = self.due;
         let release_lateness = std::mem::take(&mut self.release_lateness);
-        *self = Self { due, release_lateness, ..Self::new(self.clock.clone()) };
+        let fired_on_enable = self.fired_on_enable;
+        *self = Self { due, release_lateness, fired_on_enable, ..Self::new(self.clock.clone()) };
     }
 
     pub fn msix_mode(&self) -> bool {
@@ -221,7 +226,10 @@ impl Interrupts {
             regs::EICS => self.set_vector_causes(val & VECTOR_MASK),
             regs::EIMS => {
                 self.eims |= val & VECTOR_MASK;
-                self.fire(val & VECTOR_MASK);
+                let fired = self.fire(val & VECTOR_MASK);
+                for (v, n) in self.fired_on_enable.iter_mut().enumerate() {
+                    *n += u64::from(fired >> v & 1);
+                }
             }
             regs::EIMC => self.eims &= !val,
             regs::EIAC => self.eiac = val & VECTOR_MASK,
@@ -338,18 +346,19 @@ impl Interrupts {
     /// Sends the messages of `candidates` that are pending and enabled,
     /// then applies auto-clear (EIAC) and auto-mask (EIAM with GPIE.EIAME).
     /// A vector inside its EITR window is held instead (its cause stays in
-    /// EICR, its mask untouched) until the window closes.
-    fn fire(&mut self, candidates: u32) {
+    /// EICR, its mask untouched) until the window closes. Returns the vectors
+    /// fired.
+    fn fire(&mut self, candidates: u32) -> u32 {
         let ready = candidates & self.eicr & self.eims & VECTOR_MASK;
         if ready == 0 {
-            return;
+            return 0;
         }
         let now = self.clock.now_ns();
         let open = ready & self.throttled(now);
         self.held |= open;
         let fire = ready & !open;
         if fire == 0 {
-            return;
+            return 0;
         }
         for (v, last) in self.last_fired.iter_mut().enumerate() {
             if fire & (1 << v) != 0 {
@@ -361,6 +370,7 @@ impl Interrupts {
         if self.gpie & gpie::EIAME != 0 {
             self.eims &= !(fire & self.eiam);
         }
+        fire
     }
 }
 
@@ -567,13 +577,16 @@ mod tests {
         clock.advance(100_000);
         assert!(i.take_signals().is_empty(), "masked vector stays quiet");
         // Re-arming after the window fires the pending cause at once.
+        assert_eq!(i.fired_on_enable[1], 0);
         i.write(regs::EIMS, 1 << 1);
         assert_eq!(i.take_signals().msix, 1 << 1);
+        assert_eq!(i.fired_on_enable[1], 1, "counted as released by the EIMS write");
         // Re-arming inside the window holds it until expiry.
         i.queue_event(QueueDir::Rx, 0);
         clock.advance(10_000);
         i.write(regs::EIMS, 1 << 1);
         assert!(i.take_signals().is_empty());
+        assert_eq!(i.fired_on_enable[1], 1, "a held firing is not counted");
         // Masked again (EIMC) while held: nothing fires at expiry...
         i.write(regs::EIMC, 1 << 1);
         clock.advance(39_000);
