@@ -262,6 +262,12 @@ impl Descs {
         get().unwrap_or(0)
     }
 
+    /// Reads descriptor `i`'s second word, the one the hardware writes last (the status, the
+    /// RX length).
+    fn second_word(&self, i: u32) -> u64 {
+        self.word(i as usize * 2 + 1)
+    }
+
     fn set_word(&self, word: usize, val: u64) {
         let put = || -> Result {
             io_write!(&self.0, [try: word], val);
@@ -273,21 +279,20 @@ impl Descs {
     /// Reads descriptor `i`, the second word first: the hardware writes the word with the
     /// status (and the RX length) last.
     pub(crate) fn read<D: Desc>(&self, i: u32) -> D {
-        let w = i as usize * 2;
-        let hi = self.word(w + 1);
-        D::from_words([self.word(w), hi])
+        let hi = self.second_word(i);
+        D::from_words([self.word(i as usize * 2), hi])
     }
 
     /// The length of RX descriptor `i`'s write-back, from the one word that holds it (the word
     /// the hardware writes last): the poll's test for a completed descriptor, before its barrier.
     pub(crate) fn rx_length(&self, i: u32) -> u16 {
-        RxWb::from_words([0, self.word(i as usize * 2 + 1)]).length
+        RxWb::from_words([0, self.second_word(i)]).length
     }
 
     /// The status of TX descriptor `i`'s write-back, from the one word that holds it: the TX
     /// clean's test for a completed packet.
     pub(crate) fn tx_status(&self, i: u32) -> u32 {
-        TxWb::from_words([0, self.word(i as usize * 2 + 1)]).status
+        TxWb::from_words([0, self.second_word(i)]).status
     }
 
     /// Writes descriptor `i` (nothing past the ring).

@@ -74,6 +74,22 @@ impl Hw {
         }
     }
 
+    /// [`Hw::wr`] from a context that holds the bound device `dev`: the BAR is reached through
+    /// it, with no RCU read section, as it cannot be revoked while `dev` is bound.
+    #[inline]
+    fn wr_bound(&self, dev: &device::Device<device::Bound>, off: usize, val: u32) {
+        if self.removed.load(Relaxed) {
+            return;
+        }
+        match self.bar.access(dev) {
+            Ok(bar) => {
+                let _ = bar.try_write32(val, off);
+            }
+            // Not the BAR's device: the guarded way.
+            Err(_) => self.wr(off, val),
+        }
+    }
+
     /// Reads a register of the offline register test's table ([`crate::regs::REG_TEST`]).
     pub(crate) fn test_read(&self, t: TestReg) -> u32 {
         self.rd(t.offset())
@@ -129,8 +145,7 @@ impl Hw {
     }
 
     /// [`Hw::write_at`] from a context that holds the bound device `dev` (the transmit path,
-    /// a NAPI poll): the BAR is reached through it, with no RCU read section, as it cannot be
-    /// revoked while `dev` is bound.
+    /// a NAPI poll), through [`Hw::wr_bound`].
     #[inline]
     pub(crate) fn write_at_bound<R>(
         &self,
@@ -142,18 +157,8 @@ impl Hw {
         u32: From<R>,
         RegisterArrayLoc<R>: IoLoc<Region<BAR0_SIZE>, R, IoType = u32>,
     {
-        let Some(loc) = RegisterArrayLoc::<R>::try_new(idx) else {
-            return;
-        };
-        if self.removed.load(Relaxed) {
-            return;
-        }
-        match self.bar.access(dev) {
-            Ok(bar) => {
-                let _ = bar.try_write32(u32::from(value), loc.offset());
-            }
-            // Not the BAR's device: the guarded way.
-            Err(_) => self.wr(loc.offset(), u32::from(value)),
+        if let Some(loc) = RegisterArrayLoc::<R>::try_new(idx) {
+            self.wr_bound(dev, loc.offset(), u32::from(value));
         }
     }
 

@@ -309,10 +309,11 @@ impl TxRing {
             paylen = t.paylen;
             (segs, bytes) = (t.segs, t.bytes);
         } else {
+            let mac = skb.network_offset();
             let macip = skb
                 .checksum_start_offset()
-                .checked_sub(skb.network_offset())
-                .and_then(|iplen| macip(skb.network_offset(), iplen));
+                .checked_sub(mac)
+                .and_then(|iplen| macip(mac, iplen));
             let tucmd = match (skb.checksum(), macip) {
                 (TxChecksum::None, _) => None,
                 (TxChecksum::Tcp, Some(m)) => Some((m, txd::TUCMD_L4T_TCP)),
