@@ -141,6 +141,24 @@ ns_iface() {
 	ip -n "$1" -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'
 }
 
+# pktgen_flood DST_MAC SECONDS [PPS]: 60-byte UDP frames from namespace a's port
+# (to 10.0.0.2, port 9) as fast as pktgen sends them, or at PPS frames per
+# second, then pktgen's report of the run (lab/guest/bench, lab/guest/irq-cycle).
+pktgen_flood() {
+	local a
+	a=$(ns_iface a)
+	ip netns exec a sh -c "
+		echo rem_device_all >/proc/net/pktgen/kpktgend_0
+		echo add_device $a >/proc/net/pktgen/kpktgend_0
+		p=/proc/net/pktgen/$a
+		echo 'count 0' >\$p; echo 'pkt_size 60' >\$p; echo 'delay 0' >\$p
+		${3:+echo 'ratep $3' >\$p}
+		echo 'dst 10.0.0.2' >\$p; echo 'dst_mac $1' >\$p; echo 'udp_dst_min 9' >\$p; echo 'udp_dst_max 9' >\$p
+		(sleep $2; echo stop >/proc/net/pktgen/pgctrl) &
+		echo start >/proc/net/pktgen/pgctrl
+		cat \$p"
+}
+
 # ptp4l_pair SECONDS: ptp4l -H master in namespace a, slave in b (see
 # setup_namespaces) at 8 Sync messages a second, for SECONDS. Logs in
 # /tmp/ptp4l-master.log and /tmp/ptp4l-slave.log. The TX timestamp timeout is
