@@ -93,13 +93,16 @@ impl RxRing {
         Ok(ring)
     }
 
-    /// Hands descriptor `i` (and its page) to the hardware.
+    /// Hands descriptor `i` (and its page) to the hardware; nothing past the ring.
+    #[inline]
     fn give(&self, i: u32) {
-        let d = RxRead {
-            pkt_addr: self.pages[i as usize].dma_address(),
-            hdr_addr: 0,
-        };
-        self.desc.write(i, &d);
+        if let Some(page) = self.pages.get(i as usize) {
+            let d = RxRead {
+                pkt_addr: page.dma_address(),
+                hdr_addr: 0,
+            };
+            self.desc.write(i, &d);
+        }
     }
 
     /// Programs the ring and enables it (`igc_configure_rx_ring`); every descriptor but one is
