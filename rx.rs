@@ -213,25 +213,28 @@ impl RxRing {
                 }
             };
             let page = &mut self.pages[i as usize];
-            let (mut offset, mut len) = (0, len.min(BUF_LEN));
-            // The timestamp header in front of a frame's first buffer. Only a set TSIP bit,
-            // which RX timestamping switches on, costs anything here.
-            if first && status & rxd::STAT_TSIP != 0 && len >= rxd::TS_HDR_LEN {
-                if let (Some(s), Some(latency)) = (skb.as_mut(), rx_tstamp) {
-                    let mut hdr = [0u8; 16];
-                    if page.read(0, &mut hdr).is_ok() {
-                        s.set_hwtstamp(ptp::rx_header_ns(&hdr).saturating_sub(latency));
-                    }
-                }
-                offset = rxd::TS_HDR_LEN;
-                len -= rxd::TS_HDR_LEN;
-            }
+            let len = len.min(BUF_LEN);
+            // The timestamp header in front of a frame's first buffer.
+            let hdr = if first && status & rxd::STAT_TSIP != 0 && len >= rxd::TS_HDR_LEN {
+                rxd::TS_HDR_LEN
+            } else {
+                0
+            };
             if let Some(s) = skb.as_mut() {
-                if s.len() + len > max_frame {
+                if s.len() + len - hdr > max_frame {
                     // Longer than the largest frame we accept: discard it.
                     skb = None;
                     counters.errors.fetch_add(1, Relaxed);
-                } else if let Err(e) = s.add_from_page(poll, page, offset, len) {
+                } else if let Err(e) = page.frame(len).and_then(|f| {
+                    // Synced for the CPU once (`igc_get_rx_buffer`): the header is read in
+                    // place, the rest added to the skb.
+                    if let Some(latency) = rx_tstamp.filter(|_| hdr > 0) {
+                        if let Ok(h) = f.read(0) {
+                            s.set_hwtstamp(ptp::rx_header_ns(&h).saturating_sub(latency));
+                        }
+                    }
+                    s.add_frame(poll, f, hdr)
+                }) {
                     // No page to replace one the stack still holds a half of (the frame is
                     // dropped and the page stays), or no fragment slot left.
                     skb = None;

@@ -3,7 +3,7 @@
 # Received data arrives as sent while the stack holds the pages under it.
 # rigc receives into half pages and hands each frame's data to the stack as
 # a fragment of its half; the page turns to its other half only when no skb
-# holds any of it, and is replaced otherwise (RxSkb::add_from_page, igc's
+# holds any of it, and is replaced otherwise (RxSkb::add_frame, igc's
 # page reuse). A half given to the device while an skb still held it would
 # be overwritten under the stack: after the hardware verified the checksum,
 # so TCP would not see it. lab/guest/rx-integrity sends a pseudo-random
