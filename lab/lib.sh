@@ -26,6 +26,10 @@ content_key() {
 # Run a command inside the lab root, in a private mount namespace so that
 # every mount disappears with the command. The repository is visible at
 # /lab/src (read-only view of the clone), the cache at /lab.
+# LIBCLANG_PATH: bindgen loads the newest libclang it finds unless told; the
+# lab root has LLVM 22 too (lab/kernel --bench-inline), and bindgen 0.71 with
+# libclang 22 drops fields of some structures (rust-bindgen#3278). Every
+# build's bindings come from libclang 19.
 lab_exec() {
 	local kvm_mask=""
 	[ -e "$RIGC_CACHE/kvm-broken" ] && kvm_mask=1
@@ -33,6 +37,7 @@ lab_exec() {
 	unshare -m --propagation private -- env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
+		LIBCLANG_PATH=/usr/lib/llvm-19/lib \
 		LAB_ROOT="$LAB_ROOT" LAB_WORK="$LAB_WORK" RIGC_SRC="$RIGC_SRC" \
 		KVM_MASK="$kvm_mask" RIGC_VERBOSE="${RIGC_VERBOSE:-}" \
 		bash -c '
