@@ -5,13 +5,14 @@
 //! `igc_base.h`), and the ring of them in coherent DMA memory.
 //!
 //! Each descriptor is a `#[repr(C)]` struct with igc's field names. The ring itself holds the
-//! 16-byte descriptors as two 64-bit words, each read and written with one volatile access
-//! (the device reads and writes the ring concurrently); [`Desc`] converts between the two.
+//! 16-byte descriptors as pairs of 64-bit words, each word read and written with one volatile
+//! access (the device reads and writes the ring concurrently); [`Desc`] converts between the
+//! two.
 
 use kernel::{
     device,
     dma::Coherent,
-    io::{io_read, io_write},
+    io::{io_project, io_read, io_write},
     prelude::*,
 };
 
@@ -237,15 +238,15 @@ impl RxWb {
     }
 }
 
-/// A descriptor ring in coherent DMA memory, as 64-bit words (two per descriptor).
-pub(crate) struct Descs(Coherent<[u64]>);
+/// A descriptor ring in coherent DMA memory, each descriptor two 64-bit words.
+pub(crate) struct Descs(Coherent<[[u64; 2]]>);
 
 impl Descs {
     /// Allocates a zeroed ring of `count` 16-byte descriptors.
     pub(crate) fn new(dev: &device::Device<device::Bound>, count: u32) -> Result<Self> {
-        Ok(Self(Coherent::<u64>::zeroed_slice(
+        Ok(Self(Coherent::<[u64; 2]>::zeroed_slice(
             dev,
-            count as usize * 2,
+            count as usize,
             GFP_KERNEL,
         )?))
     }
@@ -255,32 +256,24 @@ impl Descs {
         self.0.dma_address()
     }
 
-    /// Reads word `word`; 0 past the ring, which reads as a descriptor the hardware has not
-    /// written back (no DD bit, no length).
-    fn word(&self, word: usize) -> u64 {
-        let get = || -> Result<u64> { Ok(io_read!(&self.0, [try: word])) };
+    /// Reads descriptor `i`'s second word, the one the hardware writes last (the status, the
+    /// RX length); 0 past the ring, which reads as a descriptor the hardware has not written
+    /// back (no DD bit, no length).
+    fn second_word(&self, i: u32) -> u64 {
+        let get = || -> Result<u64> { Ok(io_read!(&self.0, [try: i as usize][build: 1])) };
         get().unwrap_or(0)
     }
 
-    /// Reads descriptor `i`'s second word, the one the hardware writes last (the status, the
-    /// RX length).
-    fn second_word(&self, i: u32) -> u64 {
-        self.word(i as usize * 2 + 1)
-    }
-
-    fn set_word(&self, word: usize, val: u64) {
-        let put = || -> Result {
-            io_write!(&self.0, [try: word], val);
-            Ok(())
-        };
-        let _ = put();
-    }
-
     /// Reads descriptor `i`, the second word first: the hardware writes the word with the
-    /// status (and the RX length) last.
+    /// status (and the RX length) last. Zeros past the ring.
     pub(crate) fn read<D: Desc>(&self, i: u32) -> D {
-        let hi = self.second_word(i);
-        D::from_words([self.word(i as usize * 2), hi])
+        // The index is checked once for both words.
+        let get = || -> Result<[u64; 2]> {
+            let d = io_project!(&self.0, [try: i as usize]);
+            let hi = io_read!(d, [build: 1]);
+            Ok([io_read!(d, [build: 0]), hi])
+        };
+        D::from_words(get().unwrap_or([0, 0]))
     }
 
     /// The length of RX descriptor `i`'s write-back, from the one word that holds it (the word
@@ -295,12 +288,17 @@ impl Descs {
         TxWb::from_words([0, self.second_word(i)]).status
     }
 
-    /// Writes descriptor `i` (nothing past the ring).
+    /// Writes descriptor `i` (nothing past the ring), each word with one volatile access, the
+    /// index checked once.
     pub(crate) fn write(&self, i: u32, d: &impl Desc) {
-        let w = i as usize * 2;
         let [lo, hi] = d.to_words();
-        self.set_word(w, lo);
-        self.set_word(w + 1, hi);
+        let put = || -> Result {
+            let d = io_project!(&self.0, [try: i as usize]);
+            io_write!(d, [build: 0], lo);
+            io_write!(d, [build: 1], hi);
+            Ok(())
+        };
+        let _ = put();
     }
 }
 

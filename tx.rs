@@ -309,23 +309,28 @@ impl TxRing {
             paylen = t.paylen;
             (segs, bytes) = (t.segs, t.bytes);
         } else {
-            let mac = skb.network_offset();
-            let macip = skb
-                .checksum_start_offset()
-                .checked_sub(mac)
-                .and_then(|iplen| macip(mac, iplen));
-            let tucmd = match (skb.checksum(), macip) {
-                (TxChecksum::None, _) => None,
-                (TxChecksum::Tcp, Some(m)) => Some((m, txd::TUCMD_L4T_TCP)),
-                (TxChecksum::Udp, Some(m)) => Some((m, 0)),
-                // Another protocol, or headers the context descriptor cannot describe: the
-                // checksum in software.
-                _ => {
-                    if skb.checksum_help().is_err() {
-                        drop_packet(counters);
-                        return Ok(());
+            // The header lengths only for a checksum to offload (`igc_tx_csum`).
+            let tucmd = match skb.checksum() {
+                TxChecksum::None => None,
+                csum => {
+                    let mac = skb.network_offset();
+                    let macip = skb
+                        .checksum_start_offset()
+                        .checked_sub(mac)
+                        .and_then(|iplen| macip(mac, iplen));
+                    match (csum, macip) {
+                        (TxChecksum::Tcp, Some(m)) => Some((m, txd::TUCMD_L4T_TCP)),
+                        (TxChecksum::Udp, Some(m)) => Some((m, 0)),
+                        // Another protocol, or headers the context descriptor cannot describe:
+                        // the checksum in software.
+                        _ => {
+                            if skb.checksum_help().is_err() {
+                                drop_packet(counters);
+                                return Ok(());
+                            }
+                            None
+                        }
                     }
-                    None
                 }
             };
             if let Some((macip, tucmd)) = tucmd {
@@ -370,7 +375,28 @@ impl TxRing {
             i = ring_next(i, self.count);
         }
         let olinfo = paylen << txd::PAYLEN_SHIFT | olinfo_flags;
-        let Some(last) = mapped.segments().iter().rposition(|s| s.len > 0) else {
+        // Each data descriptor is written once the next one is known, so that the last goes
+        // with EOP and RS (`igc_tx_map` sets them on the last one after its loop). Segments
+        // above 32 KiB take several descriptors (`IGC_MAX_DATA_PER_TXD`).
+        let mut pending: Option<(u32, TxData)> = None;
+        for seg in mapped.segments() {
+            let (mut addr, mut left) = (seg.addr, seg.len);
+            while left > 0 {
+                let chunk = left.min(MAX_DATA_PER_TXD);
+                left -= chunk;
+                let d = TxData {
+                    buffer_addr: addr,
+                    cmd_type_len: cmd | chunk,
+                    olinfo_status: olinfo,
+                };
+                if let Some((at, prev)) = pending.replace((i, d)) {
+                    self.desc.write(at, &prev);
+                }
+                addr = addr.wrapping_add(u64::from(chunk));
+                i = ring_next(i, self.count);
+            }
+        }
+        let Some((eop, mut last)) = pending else {
             if let Some((_, id)) = claim {
                 tstamp.unclaim(id);
             }
@@ -379,28 +405,8 @@ impl TxRing {
             drop_packet(counters);
             return Ok(());
         };
-        let mut eop = i;
-        for (n, seg) in mapped.segments().iter().enumerate() {
-            // Segments above 32 KiB take several descriptors (`IGC_MAX_DATA_PER_TXD`).
-            let (mut addr, mut left) = (seg.addr, seg.len);
-            while left > 0 {
-                let chunk = left.min(MAX_DATA_PER_TXD);
-                left -= chunk;
-                let mut c = cmd | chunk;
-                if n == last && left == 0 {
-                    c |= txd::DCMD_EOP | txd::DCMD_RS;
-                }
-                let d = TxData {
-                    buffer_addr: addr,
-                    cmd_type_len: c,
-                    olinfo_status: olinfo,
-                };
-                self.desc.write(i, &d);
-                addr += u64::from(chunk);
-                eop = i;
-                i = ring_next(i, self.count);
-            }
-        }
+        last.cmd_type_len |= txd::DCMD_EOP | txd::DCMD_RS;
+        self.desc.write(eop, &last);
         if let Some(info) = self.bufs.data_mut() {
             info.eop = eop;
         }
