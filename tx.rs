@@ -270,19 +270,29 @@ impl TxRing {
         mut skb: TxSkb,
     ) -> core::result::Result<(), TxSkb> {
         let q = self.queue;
-        // A context descriptor, one data descriptor per 32 KiB of each segment, and the gap.
-        let per = |len: u32| len.div_ceil(MAX_DATA_PER_TXD).max(1);
-        let need = (0..skb.nr_frags()).fold(1 + per(skb.headlen()) + 2, |n, f| {
-            n.saturating_add(per(skb.frag_len(f)))
-        });
-        if self.maybe_stop(netdev, counters, need) {
-            counters.busy.fetch_add(1, Relaxed);
-            return Err(skb);
-        }
-
         let drop_packet = |counters: &TxCounters| {
             counters.dropped.fetch_add(1, Relaxed);
         };
+        // One data descriptor per 32 KiB of each segment (`TXD_USE_COUNT`); an empty segment
+        // takes none.
+        let data_descs = |skb: &TxSkb| {
+            let per = |len: u32| len.div_ceil(MAX_DATA_PER_TXD);
+            (0..skb.nr_frags()).fold(per(skb.headlen()), |n, f| {
+                n.saturating_add(per(skb.frag_len(f)))
+            })
+        };
+        let mut ndata = data_descs(&skb);
+        if ndata == 0 {
+            // Nothing to send (the stack sends no empty frame; `start_xmit` pads short ones).
+            drop_packet(counters);
+            return Ok(());
+        }
+        // With a context descriptor and the gap: igc's `count + 5`, less the two it keeps for a
+        // launch time's empty packet.
+        if self.maybe_stop(netdev, counters, ndata.saturating_add(3)) {
+            counters.busy.fetch_add(1, Relaxed);
+            return Err(skb);
+        }
 
         // Offloads: the context descriptor and the per-packet flags.
         let mut ctx = None;
@@ -291,7 +301,11 @@ impl TxRing {
         let len = skb.len();
         let mut paylen = len;
         let (mut segs, mut bytes) = (1, len);
+        // Whether a header edit below may have laid the skb out anew: `skb_cow_head` copies
+        // zerocopy fragments, `skb_checksum_help` linearizes an skb with shared ones.
+        let mut reshaped = false;
         if skb.gso_size().is_some() {
+            reshaped = true;
             // No arithmetic here may panic or wrap into a bad context descriptor: a header
             // layout the descriptor cannot express (`features_check` keeps those away) drops the
             // packet, counted.
@@ -324,6 +338,7 @@ impl TxRing {
                         // Another protocol, or headers the context descriptor cannot describe:
                         // the checksum in software.
                         _ => {
+                            reshaped = true;
                             if skb.checksum_help().is_err() {
                                 drop_packet(counters);
                                 return Ok(());
@@ -339,14 +354,30 @@ impl TxRing {
             }
         }
 
-        // Mapped into the slot of the packet's first descriptor, in place; the EOP index is
-        // filled in below.
+        if reshaped {
+            // Counted again, for the descriptors written below: more than before (fragments
+            // copied into more pages) only if the ring still has room for them, else dropped.
+            ndata = data_descs(&skb);
+            let need = ndata.saturating_add(3);
+            if ndata == 0 || (self.bufs.room() < need && self.bufs.unused() < need) {
+                drop_packet(counters);
+                return Ok(());
+            }
+        }
+
+        // Mapped into the slot of the packet's first descriptor, in place, with the index of its
+        // last: at most `ndata + 1` descriptors on, fewer than the ring's (`ndata + 3` are
+        // free), so one subtraction wraps it.
         let first = self.bufs.next() as u32;
-        let info = TxInfo {
-            eop: first,
-            segs,
-            bytes,
+        let eop = first
+            .wrapping_add(u32::from(ctx.is_some()))
+            .wrapping_add(ndata - 1);
+        let eop = if eop >= self.count {
+            eop - self.count
+        } else {
+            eop
         };
+        let info = TxInfo { eop, segs, bytes };
         let mut mapped = match self.bufs.map(dmadev, skb, info) {
             Ok(m) => m,
             Err((_, skb)) => {
@@ -396,22 +427,26 @@ impl TxRing {
                 i = ring_next(i, self.count);
             }
         }
-        let Some((eop, mut last)) = pending else {
-            if let Some((_, id)) = claim {
-                tstamp.unclaim(id);
+        // The last one is where `eop` says: the segments are the mapped skb's, as counted after
+        // its last header edit.
+        let last = match pending {
+            Some((at, mut last)) if at == eop => {
+                last.cmd_type_len |= txd::DCMD_EOP | txd::DCMD_RS;
+                last
             }
-            // Never handed to the hardware: unmapped and freed.
-            drop(self.bufs.unmap());
-            drop_packet(counters);
-            return Ok(());
+            _ => {
+                if let Some((_, id)) = claim {
+                    tstamp.unclaim(id);
+                }
+                // Never handed to the hardware: unmapped and freed.
+                drop(self.bufs.unmap());
+                drop_packet(counters);
+                return Ok(());
+            }
         };
-        last.cmd_type_len |= txd::DCMD_EOP | txd::DCMD_RS;
         self.desc.write(eop, &last);
-        if let Some(info) = self.bufs.data_mut() {
-            info.eop = eop;
-        }
-        // Hands the packet to the clean, its descriptors written: cannot fail, `need` of them
-        // were free above and the clean only frees more.
+        // Hands the packet to the clean, its descriptors written: cannot fail, `ndata + 3` of
+        // them were free above and the clean only frees more.
         if self.bufs.publish(i as usize).is_err() {
             drop(self.bufs.unmap());
             drop_packet(counters);
