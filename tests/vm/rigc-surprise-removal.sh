@@ -5,7 +5,9 @@
 # device is removed from the PCI bus, as the hotplug driver does on a
 # surprise removal (pci_stop_and_remove_bus_device, here through sysfs
 # "remove"). rigc must notice, stop touching MMIO, free everything and unbind:
-# no oops, no leak, no hang (the splat check and the VM timeout). A rescan
+# no oops, no leak, no hang (the splat check and the VM timeout), and leave
+# bus mastering off, so that the port, back, writes nothing into memory the
+# driver has freed (driver-review F13). A rescan
 # finds the device again; rigc binds it and it passes traffic. Twice by
 # default, 10 times in the long mode; the random delays come from
 # RIGC_FUZZ_SEED (printed).
@@ -57,7 +59,16 @@ while c.recv(1 << 20): pass' >/dev/null 2>&1 &
 	check "round $round: rigc unbinds the removed port (one left)" wait_bound 1
 	kill "$load" "$stats" "$sink" 2>/dev/null
 	wait "$load" "$stats" "$sink" 2>/dev/null
+	# The writes that would have stopped its receive unit were lost while it
+	# was gone: only a cleared bus master bit (igc_remove's
+	# pci_disable_device) keeps it from writing frames into freed memory.
+	check "round $round: bus mastering of the unbound port is off" \
+		test "$(model_values '^0[.]bus_master$' status)" = false
 	$MODEL_CTL vanish 0 off >/dev/null
+	rx0=$(model_queue_sum 0 rx packets)
+	ip netns exec b ping -c 3 -i 0.3 -W 1 10.0.0.1 >/dev/null 2>&1
+	check "round $round: no frame for the unbound port reaches memory (rx $rx0 -> $(model_queue_sum 0 rx packets))" \
+		test "$(model_queue_sum 0 rx packets)" = "$rx0"
 	check "round $round: a PCI rescan finds port 0 again" sh -c "echo 1 >/sys/bus/pci/rescan"
 	check "round $round: rigc binds it again (two ports)" wait_bound 2
 	# The new interface appears in the initial namespace: back into a.
