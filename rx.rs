@@ -145,7 +145,7 @@ impl RxRing {
                 .with_const_wthresh::<4>()
                 .with_enable(true),
         );
-        self.write_tail(hw, (self.next_to_clean + self.count - 1) % self.count);
+        self.write_tail(hw, self.next_to_clean.wrapping_sub(1).min(self.count - 1));
     }
 
     /// Hands the descriptors below `tail` to the hardware.
@@ -221,7 +221,8 @@ impl RxRing {
                 0
             };
             if let Some(s) = skb.as_mut() {
-                if s.len() + len - hdr > max_frame {
+                // Cannot wrap: `hdr <= len`, and both lengths are bounded (a buffer, a frame).
+                if s.len().wrapping_add(len.wrapping_sub(hdr)) > max_frame {
                     // Longer than the largest frame we accept: discard it.
                     skb = None;
                     counters.errors.fetch_add(1, Relaxed);
@@ -248,7 +249,7 @@ impl RxRing {
             }
             self.give(i);
             cleaned += 1;
-            self.next_to_clean = (i + 1) % self.count;
+            self.next_to_clean = if i + 1 == self.count { 0 } else { i + 1 };
 
             if status & rxd::STAT_EOP == 0 {
                 self.partial = Some(skb);
@@ -284,7 +285,7 @@ impl RxRing {
             poll.gro_receive(skb);
         }
         if cleaned > 0 {
-            self.write_tail(hw, (self.next_to_clean + self.count - 1) % self.count);
+            self.write_tail(hw, self.next_to_clean.wrapping_sub(1).min(self.count - 1));
         }
         counters.packets.fetch_add(pkts, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);

@@ -54,5 +54,23 @@ wait_carrier b "$B"
 check "MTU 9000: 32 MiB arrive as sent" transfer "MTU 9000" 32 0.3
 af1=$(alloc_failed)
 check "no frame dropped for want of a page (rx_queue_*_alloc_failed: $af0 -> $af1)" test "$af1" -eq "$af0"
+# Atomic page allocations failing while frames arrive (fail_page_alloc with
+# ignore-gfp-wait: one in ten of the allocations that cannot sleep, the receive
+# path's replacement pages among them): a frame whose page cannot be replaced
+# is dropped and counted, its page stays on the ring (RxSkb::add_frame fails
+# with ENOMEM before it adds anything), TCP sends it again, and nothing leaks
+# (the checking kernel's kmemleak scan at the end).
+F=/sys/kernel/debug/fail_page_alloc
+fault_injection_on
+echo Y >$F/ignore-gfp-wait
+echo 1 >$F/interval
+echo -1 >$F/times
+echo 10 >$F/probability
+check "atomic page allocations failing: 8 MiB arrive as sent" transfer "page failures" 8 0.3
+echo 0 >$F/probability
+fault_injection_off
+af2=$(alloc_failed)
+check "frames dropped for want of a page are counted (rx_queue_*_alloc_failed: $af1 -> $af2)" \
+	test "$af2" -gt "$af1"
 check "no warning or oops in dmesg" no_kernel_splat
 tap_done
