@@ -151,6 +151,8 @@ impl Adapter {
         }
         let elapsed = since.elapsed().as_nanos();
         self.systim_write(Timespec::from_nanos(saved_ns.saturating_add(elapsed)));
+        // The reset cleared the TX timestamp registers the slot compares with.
+        self.ptp.txts.lock().forget_seen();
         if self.ptp.tx_tstamp_on.load(Relaxed) {
             self.write_tx_tstamp_on();
         }

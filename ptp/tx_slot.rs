@@ -9,8 +9,10 @@
 //! and the watchdog (timeout). The read-out follows `igc_ptp_tx_hwtstamp` of the 7.3 C driver,
 //! including the I225 erratum: a TX timestamp interrupt is not raised again until TXSTMPH_0 has
 //! been read, even for timestamps latched in sets 1-3. So when TXTT_0 is clear, TXSTMPH_0 is read
-//! anyway, and TXSTMPL_0 is compared with the baseline read before TSYNCTXCTL to catch a
-//! timestamp that landed in set 0 between the two reads.
+//! anyway, and TXSTMPL_0 is compared with its baseline to catch a timestamp that landed in set 0
+//! between the TSYNCTXCTL read and that one. igc reads the baseline first in every interrupt; the
+//! slot keeps the value it read last, which only a new timestamp changes, and reads one only
+//! where it has none (after a MAC reset, or a request given up).
 //!
 //! The slot uses register set 0; sets 1-3, where the erratum shows, and running without the
 //! workaround are test switches in debugfs (`rigc-<PCI address>/tx_tstamp_slot`), never module
@@ -118,6 +120,13 @@ pub(crate) struct TxSlot<S> {
     /// Whether TX timestamping is on: claims are refused while it is off. Switched under the
     /// slot's lock, with the cancel, so no claim can slip in between a cancel and the switch.
     on: bool,
+    /// The TXSTMPL of each set as last read by the slot, the baseline the interrupt compares
+    /// with: a set's TXSTMPL changes only when a timestamp latches in it, and the slot reads
+    /// every timestamp latched for its requests. `None` where nothing can be assumed (before
+    /// the first read, after a MAC reset, where a request was given up, whose timestamp may
+    /// still latch): the interrupt then reads the baseline first, as igc reads TXSTMPL_0 in
+    /// every interrupt. An MMIO read saved per interrupt and per waiting set.
+    seen: [Option<u32>; N_SETS],
     pub(crate) counters: TxSlotCounters,
 }
 
@@ -130,6 +139,7 @@ impl<S> TxSlot<S> {
             four: false,
             workaround,
             on: false,
+            seen: [None; N_SETS],
             counters: TxSlotCounters {
                 completed: 0,
                 skipped: 0,
@@ -261,23 +271,27 @@ impl<S> TxSlot<S> {
     /// TSYNCTXCTL and again after, and a change is a timestamp (consecutive timestamps never
     /// share a nanosecond value).
     pub(crate) fn on_interrupt(&mut self, regs: &impl TxStampRegs) -> PerSet<(S, u64)> {
-        // Baselines: set 0 always (igc), the other sets while they wait.
+        // Baselines: set 0 always (igc), the other sets while they wait; read only where the
+        // slot has not seen the register's value.
         let mut baseline = [None; N_SETS];
         for (set, b) in baseline.iter_mut().enumerate() {
             if set == 0 || self.pending[set].is_some() {
-                *b = Some(regs.txstmpl(set));
+                *b = Some(match self.seen[set] {
+                    Some(lo) => lo,
+                    None => self.read_low(regs, set),
+                });
             }
         }
         let mask = regs.txtt();
         let mut stamps = [None; N_SETS];
         let mut h0_read = true;
         if mask & 1 != 0 {
-            let lo = regs.txstmpl(0);
+            let lo = self.read_low(regs, 0);
             stamps[0] = Some(systim_to_ns(lo, regs.txstmph(0)));
         } else if self.workaround {
             // Re-arm the interrupt, then catch a timestamp that arrived meanwhile.
             let _ = regs.txstmph(0);
-            let lo = regs.txstmpl(0);
+            let lo = self.read_low(regs, 0);
             if Some(lo) != baseline[0] {
                 stamps[0] = Some(systim_to_ns(lo, regs.txstmph(0)));
             }
@@ -286,10 +300,10 @@ impl<S> TxSlot<S> {
         }
         for set in 1..N_SETS {
             if mask & (1 << set) != 0 {
-                let lo = regs.txstmpl(set);
+                let lo = self.read_low(regs, set);
                 stamps[set] = Some(systim_to_ns(lo, regs.txstmph(set)));
             } else if h0_read && baseline[set].is_some() {
-                let lo = regs.txstmpl(set);
+                let lo = self.read_low(regs, set);
                 if Some(lo) != baseline[set] {
                     stamps[set] = Some(systim_to_ns(lo, regs.txstmph(set)));
                 }
@@ -309,14 +323,29 @@ impl<S> TxSlot<S> {
         done
     }
 
+    /// Reads TXSTMPL of `set` and keeps it as the set's baseline.
+    fn read_low(&mut self, regs: &impl TxStampRegs, set: usize) -> u32 {
+        let lo = regs.txstmpl(set);
+        self.seen[set] = Some(lo);
+        lo
+    }
+
+    /// Forgets the TXSTMPL values seen: the MAC reset clears the registers (`ptp_restore`).
+    pub(crate) fn forget_seen(&mut self) {
+        self.seen = [None; N_SETS];
+    }
+
     /// Frees the requests older than `timeout` ns at `now` (the watchdog), each set on its own,
     /// re-arming the hardware as `igc_ptp_tx_hang` does. Returns the freed requests.
     pub(crate) fn expire(&mut self, regs: &impl TxStampRegs, now: u64, timeout: u64) -> PerSet<S> {
         let mut freed = [None, None, None, None];
-        for (slot, f) in self.pending.iter_mut().zip(freed.iter_mut()) {
+        let sets = self.pending.iter_mut().zip(freed.iter_mut());
+        for ((slot, f), seen) in sets.zip(self.seen.iter_mut()) {
             if matches!(slot, Some(p) if now.saturating_sub(p.start) > timeout) {
                 self.counters.timeouts += 1;
                 *f = slot.take().map(|p| p.req);
+                // Its timestamp may latch yet.
+                *seen = None;
             }
         }
         if freed.iter().any(Option::is_some) {
@@ -328,6 +357,8 @@ impl<S> TxSlot<S> {
     /// Empties every set (TX timestamping disabled, interface down, removal), discarding the
     /// timestamps the hardware may hold. Returns the requests that were waiting.
     pub(crate) fn cancel(&mut self, regs: &impl TxStampRegs) -> PerSet<S> {
+        // Packets asking for a timestamp may still be on their way out.
+        self.forget_seen();
         let mut reqs = [None, None, None, None];
         for (set, (slot, r)) in self.pending.iter_mut().zip(reqs.iter_mut()).enumerate() {
             if let Some(p) = slot.take() {
@@ -477,6 +508,8 @@ mod tests {
         bug: bool,
         /// A capture into a set that lands right after the next TSYNCTXCTL read.
         race: Cell<Option<(usize, u32, u32)>>,
+        /// Register reads so far.
+        reads: Cell<u32>,
     }
 
     impl Fake {
@@ -488,6 +521,7 @@ mod tests {
                 armed: Cell::new(true),
                 bug,
                 race: Cell::new(None),
+                reads: Cell::new(0),
             }
         }
 
@@ -509,10 +543,12 @@ mod tests {
 
     impl TxStampRegs for Fake {
         fn txstmpl(&self, n: usize) -> u32 {
+            self.reads.set(self.reads.get() + 1);
             self.l[n].get()
         }
 
         fn txstmph(&self, n: usize) -> u32 {
+            self.reads.set(self.reads.get() + 1);
             if n == 0 {
                 self.txtt.set(0);
                 self.armed.set(true);
@@ -523,6 +559,7 @@ mod tests {
         }
 
         fn txtt(&self) -> u32 {
+            self.reads.set(self.reads.get() + 1);
             let v = self.txtt.get();
             if let Some((set, sec, ns)) = self.race.take() {
                 self.capture(set, sec, ns);
@@ -679,6 +716,96 @@ mod tests {
         // TXTT_0 reads clear, then the stamp lands before TXSTMPH_0 is read.
         regs.race.set(Some((0, 2, 60)));
         assert_eq!(single(slot.on_interrupt(&regs)), Some((7, 2_000_000_060)));
+    }
+
+    /// Register reads of one interrupt.
+    fn reads_of<S>(slot: &mut TxSlot<S>, regs: &Fake) -> (PerSet<(S, u64)>, u32) {
+        let before = regs.reads.get();
+        let done = slot.on_interrupt(regs);
+        (done, regs.reads.get() - before)
+    }
+
+    #[test]
+    fn interrupt_reads_no_baseline_the_slot_has_seen() {
+        // The first interrupt reads TXSTMPL_0 before TSYNCTXCTL, as igc does in every one;
+        // after it the slot knows the register's value.
+        let regs = Fake::new(true);
+        let mut slot = on(TxSlot::new(0, true));
+        let stamp = |i: u32| Some((i, u64::from(i) * 1_000_000_000 + 10));
+        assert!(slot.claim(1u32, 0).is_ok());
+        assert!(regs.capture(0, 1, 10));
+        assert_eq!(
+            reads_of(&mut slot, &regs),
+            ([stamp(1), None, None, None], 4)
+        );
+        for i in 2..5u32 {
+            assert!(slot.claim(i, 0).is_ok());
+            assert!(regs.capture(0, i, 10));
+            // TSYNCTXCTL, TXSTMPL_0 and TXSTMPH_0.
+            let (done, reads) = reads_of(&mut slot, &regs);
+            assert_eq!((single(done), reads), (stamp(i), 3));
+        }
+        // The same on set 1, in the erratum's way: TXSTMPH_0 read to re-arm, TXSTMPL_0 to
+        // catch a stamp landing in set 0 meanwhile; set 1's baseline read once.
+        assert_eq!(slot.set_test_mode(1, true), Ok(()));
+        for i in 5..8u32 {
+            assert!(slot.claim(i, 0).is_ok());
+            assert!(regs.capture(1, i, 10));
+            let (done, reads) = reads_of(&mut slot, &regs);
+            assert_eq!(
+                (single(done), reads),
+                (stamp(i), if i == 5 { 6 } else { 5 })
+            );
+        }
+        assert_eq!(slot.counters.stray, 0);
+    }
+
+    #[test]
+    fn a_mac_reset_makes_the_slot_read_its_baselines_again() {
+        // A stamp seen in set 0, then the reset clears the registers: compared with what was
+        // seen before, set 0's cleared TXSTMPL would pass for a new stamp.
+        let regs = Fake::new(true);
+        let mut slot = four::<u32>();
+        assert!(slot.claim(1, 0).is_ok());
+        assert!(regs.capture(0, 0, 50));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((1, 50)));
+        for set in 0..N_SETS {
+            regs.l[set].set(0);
+            regs.h[set].set(0);
+        }
+        slot.forget_seen();
+        // Set 0 waits; set 1's stamp interrupts.
+        assert_eq!(slot.claim(2, 0).map(|(set, _)| set), Ok(0));
+        assert_eq!(slot.claim(3, 0).map(|(set, _)| set), Ok(1));
+        assert!(regs.capture(1, 0, 60));
+        let done = slot.on_interrupt(&regs);
+        assert_eq!(done, [None, Some((3, 60)), None, None]);
+        assert_eq!(slot.counters.stray, 0);
+    }
+
+    #[test]
+    fn a_request_given_up_leaves_no_baseline_for_its_late_stamp() {
+        let regs = Fake::new(false);
+        let mut slot = four::<u32>();
+        assert_eq!(slot.claim(1, 5_000).map(|(set, _)| set), Ok(0));
+        assert_eq!(slot.claim(2, 0).map(|(set, _)| set), Ok(1));
+        assert!(regs.capture(1, 0, 10));
+        assert_eq!(slot.on_interrupt(&regs), [None, Some((2, 10)), None, None]);
+        // Set 1 again; its request times out, set 0's does not.
+        assert_eq!(slot.claim(3, 0).map(|(set, _)| set), Ok(1));
+        let freed = slot.expire(&regs, TX_TIMEOUT_NS + 1, TX_TIMEOUT_NS);
+        assert_eq!(freed, [None, Some(3), None, None]);
+        // Set 0's stamp interrupts; set 1's late stamp lands meanwhile, and the TXSTMPH_0 read
+        // clears its TXTT bit unseen.
+        assert!(regs.capture(0, 0, 20));
+        regs.race.set(Some((1, 0, 30)));
+        assert_eq!(slot.on_interrupt(&regs), [Some((1, 20)), None, None, None]);
+        // Set 1 claimed anew: its late stamp is not the new request's.
+        assert_eq!(slot.claim(4, 0).map(|(set, _)| set), Ok(0));
+        assert_eq!(slot.claim(5, 0).map(|(set, _)| set), Ok(1));
+        assert!(regs.capture(0, 0, 40));
+        assert_eq!(slot.on_interrupt(&regs), [Some((4, 40)), None, None, None]);
+        assert!(slot.pending[1].is_some());
     }
 
     /// A slot with all four register sets, TX timestamping on.
