@@ -22,7 +22,8 @@ use crate::regs::{TestReg, BAR0_SIZE, CTRL, EECD, ICR, IMC, RAH, RAL, RCTL, STAT
 ///
 /// Reads return all ones and writes are dropped once the device is gone: unbound (the mapping
 /// is revoked), or surprise removed, which the first all-ones read confirmed by CTRL latches
-/// for good, as `igc_rd32` does (it clears `hw_addr`): no MMIO after that.
+/// for good, as `igc_rd32` does (it clears `hw_addr`): no MMIO after that, but for the
+/// transmit tail ([`Hw::write_at_bound`]), which igc writes without the check too.
 pub(crate) struct Hw {
     bar: pci::DevresBar<BAR0_SIZE>,
     removed: Atomic<bool>,
@@ -75,12 +76,12 @@ impl Hw {
     }
 
     /// [`Hw::wr`] from a context that holds the bound device `dev`: the BAR is reached through
-    /// it, with no RCU read section, as it cannot be revoked while `dev` is bound.
+    /// it, with no RCU read section, as it cannot be revoked while `dev` is bound. The write
+    /// goes out even once the removal is latched, as igc writes its tail registers
+    /// (`writel(i, tx_ring->tail)`): the bus drops a write to a device that is gone, and the
+    /// transmit path is spared a load of the flag per packet.
     #[inline]
     fn wr_bound(&self, dev: &device::Device<device::Bound>, off: usize, val: u32) {
-        if self.removed.load(Relaxed) {
-            return;
-        }
         match self.bar.access(dev) {
             Ok(bar) => {
                 let _ = bar.try_write32(val, off);

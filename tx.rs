@@ -507,8 +507,8 @@ impl TxCompletion {
                 break;
             };
             n += 1;
-            pkts += info.segs;
-            bytes += info.bytes;
+            // At most `CLEAN_LIMIT` packets of a TSO's worth each: the sums cannot wrap.
+            (pkts, bytes) = (pkts.wrapping_add(info.segs), bytes.wrapping_add(info.bytes));
             poll.consume(skb);
         }
         if pkts > 0 {
