@@ -68,6 +68,7 @@ echo -1 >$F/times
 echo 10 >$F/probability
 check "atomic page allocations failing: 8 MiB arrive as sent" transfer "page failures" 8 0.3
 echo 0 >$F/probability
+echo N >$F/ignore-gfp-wait
 fault_injection_off
 af2=$(alloc_failed)
 check "frames dropped for want of a page are counted (rx_queue_*_alloc_failed: $af1 -> $af2)" \
