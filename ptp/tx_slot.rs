@@ -11,8 +11,8 @@
 //! been read, even for timestamps latched in sets 1-3. So when TXTT_0 is clear, TXSTMPH_0 is read
 //! anyway, and TXSTMPL_0 is compared with its baseline to catch a timestamp that landed in set 0
 //! between the TSYNCTXCTL read and that one. igc reads the baseline first in every interrupt; the
-//! slot keeps the value it read last, which only a new timestamp changes, and reads one only
-//! where it has none (after a MAC reset, or a request given up).
+//! slot keeps the value it read last, which only a new timestamp (or a MAC reset) changes, and
+//! reads one only where it cannot know it (`TxSlot::seen`).
 //!
 //! The slot uses register set 0; sets 1-3, where the erratum shows, and running without the
 //! workaround are test switches in debugfs (`rigc-<PCI address>/tx_tstamp_slot`), never module
@@ -121,11 +121,13 @@ pub(crate) struct TxSlot<S> {
     /// slot's lock, with the cancel, so no claim can slip in between a cancel and the switch.
     on: bool,
     /// The TXSTMPL of each set as last read by the slot, the baseline the interrupt compares
-    /// with: a set's TXSTMPL changes only when a timestamp latches in it, and the slot reads
-    /// every timestamp latched for its requests. `None` where nothing can be assumed (before
-    /// the first read, after a MAC reset, where a request was given up, whose timestamp may
-    /// still latch): the interrupt then reads the baseline first, as igc reads TXSTMPL_0 in
-    /// every interrupt. An MMIO read saved per interrupt and per waiting set.
+    /// with: a set's TXSTMPL changes only when a timestamp latches in it (or a MAC reset clears
+    /// it), and the slot reads every timestamp that latches while its TXTT bit can be seen.
+    /// `None` where that may not hold: before the first read, after a MAC reset, for a set
+    /// whose request was given up (its timestamp may latch yet), and for a set no request
+    /// waited in while TXSTMPH_0 was read (a stray stamp latching then loses its TXTT bit).
+    /// The interrupt then reads the baseline first, as igc reads TXSTMPL_0 in every interrupt.
+    /// An MMIO read saved per interrupt for set 0, and for a set 1-3 a request waits in again.
     seen: [Option<u32>; N_SETS],
     pub(crate) counters: TxSlotCounters,
 }
@@ -307,6 +309,10 @@ impl<S> TxSlot<S> {
                 if Some(lo) != baseline[set] {
                     stamps[set] = Some(systim_to_ns(lo, regs.txstmph(set)));
                 }
+            } else if h0_read {
+                // No request waits in this set: a late stamp landing in it now lost its TXTT
+                // bit to the TXSTMPH_0 read, unseen.
+                self.seen[set] = None;
             }
         }
         let mut done = [None, None, None, None];
@@ -323,10 +329,11 @@ impl<S> TxSlot<S> {
         done
     }
 
-    /// Reads TXSTMPL of `set` and keeps it as the set's baseline.
+    /// Reads TXSTMPL of `set` and keeps it as the set's baseline, if it is one: nanoseconds,
+    /// not the all-ones of a device that is gone.
     fn read_low(&mut self, regs: &impl TxStampRegs, set: usize) -> u32 {
         let lo = regs.txstmpl(set);
-        self.seen[set] = Some(lo);
+        self.seen[set] = (lo < 1_000_000_000).then_some(lo);
         lo
     }
 
@@ -339,17 +346,21 @@ impl<S> TxSlot<S> {
     /// re-arming the hardware as `igc_ptp_tx_hang` does. Returns the freed requests.
     pub(crate) fn expire(&mut self, regs: &impl TxStampRegs, now: u64, timeout: u64) -> PerSet<S> {
         let mut freed = [None, None, None, None];
-        let sets = self.pending.iter_mut().zip(freed.iter_mut());
-        for ((slot, f), seen) in sets.zip(self.seen.iter_mut()) {
+        for (slot, f) in self.pending.iter_mut().zip(freed.iter_mut()) {
             if matches!(slot, Some(p) if now.saturating_sub(p.start) > timeout) {
                 self.counters.timeouts += 1;
                 *f = slot.take().map(|p| p.req);
-                // Its timestamp may latch yet.
-                *seen = None;
             }
         }
         if freed.iter().any(Option::is_some) {
             let _ = regs.txstmph(0);
+            // The sets freed (their stamps may latch yet) and the others no request waits in
+            // (a stamp latched there lost its TXTT bit to that read, unseen).
+            for (slot, seen) in self.pending.iter().zip(self.seen.iter_mut()) {
+                if slot.is_none() {
+                    *seen = None;
+                }
+            }
         }
         freed
     }
@@ -806,6 +817,28 @@ mod tests {
         assert!(regs.capture(0, 0, 40));
         assert_eq!(slot.on_interrupt(&regs), [Some((4, 40)), None, None, None]);
         assert!(slot.pending[1].is_some());
+    }
+
+    #[test]
+    fn a_stray_stamp_in_an_idle_set_is_not_the_next_requests() {
+        // A stamp no request waits for (here: a second one in set 1) lands while set 0's
+        // interrupt reads TXSTMPH_0, which clears its TXTT bit: set 1's TXSTMPL moved unseen.
+        let regs = Fake::new(false);
+        let mut slot = four::<u32>();
+        assert_eq!(slot.claim(1, 0).map(|(set, _)| set), Ok(0));
+        assert_eq!(slot.claim(2, 0).map(|(set, _)| set), Ok(1));
+        assert!(regs.capture(1, 0, 10));
+        assert_eq!(slot.on_interrupt(&regs), [None, Some((2, 10)), None, None]);
+        assert!(regs.capture(0, 0, 20));
+        regs.race.set(Some((1, 0, 30)));
+        assert_eq!(slot.on_interrupt(&regs), [Some((1, 20)), None, None, None]);
+        // Set 1 claimed anew waits for its own stamp.
+        assert_eq!(slot.claim(3, 0).map(|(set, _)| set), Ok(0));
+        assert_eq!(slot.claim(4, 0).map(|(set, _)| set), Ok(1));
+        assert!(regs.capture(0, 0, 40));
+        assert_eq!(slot.on_interrupt(&regs), [Some((3, 40)), None, None, None]);
+        assert!(regs.capture(1, 0, 50));
+        assert_eq!(slot.on_interrupt(&regs), [None, Some((4, 50)), None, None]);
     }
 
     /// A slot with all four register sets, TX timestamping on.
