@@ -81,8 +81,8 @@ impl ethtool::Operations for Adapter {
         if lc.forced.is_none() {
             ks.set_autoneg(true);
             ks.add_advertising(LinkMode::Autoneg);
-            // What the PHY advertises, read back; the last setting if the PHY does not answer.
-            let adv = net.hw.advertised().unwrap_or(lc.advertise);
+            // The speeds asked for, as igc reports `hw->phy.autoneg_advertised`.
+            let adv = lc.advertise;
             for (on, m) in [
                 (adv.m10_half, LinkMode::T10Half),
                 (adv.m10, LinkMode::T10Full),

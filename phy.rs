@@ -390,22 +390,6 @@ impl Hw {
         })
     }
 
-    /// Reads the advertised modes back from the PHY. Process context.
-    pub(crate) fn advertised(&self) -> Result<Advertise> {
-        let phy = self.swfw::<Phy>()?;
-        let anar = self.phy_read(&phy, reg::ANAR)?;
-        let gbcr = self.phy_read(&phy, reg::GBCR)?;
-        let mgbt = self.mmd_access(&phy, reg::MMD_AN, reg::MMD_AN_MGBT_CTRL, None)?;
-        Ok(Advertise {
-            m10_half: anar & reg::ANAR_10HD != 0,
-            m10: anar & reg::ANAR_10FD != 0,
-            m100_half: anar & reg::ANAR_100HD != 0,
-            m100: anar & reg::ANAR_100FD != 0,
-            m1000: gbcr & reg::GBCR_1000FD != 0,
-            m2500: mgbt & reg::MGBT_2500FD != 0,
-        })
-    }
-
     /// Returns the link as the MAC resolved it (STATUS), or `None` if it is down.
     pub(crate) fn link(&self) -> Option<Link> {
         let s = self.read(STATUS);

@@ -14,6 +14,10 @@
 #   the link at the forced speed, autonegotiation reported off; a forced
 #   1000 refused; autoneg on brings 2.5G back.
 # - MDI-X as igc reports it (never detected: MDI, control auto).
+# - ethtool DEV reports the speeds asked for (hw->phy.autoneg_advertised in
+#   igc_ethtool_get_link_ksettings) without an MDIC access: chronyd asks it
+#   periodically, and each PHY read takes the semaphore shared with the
+#   firmware.
 # - The PHC named after the MAC address, the RSS key the system's random one
 #   (the same for both drivers in one boot), min(4, CPUs) queue pairs, and
 #   the NAPI instances tied to their queues and interrupts in the netdev
@@ -42,6 +46,8 @@ wait_speed() {
 	link_speed
 	return 1
 }
+# mdic_accesses: MDIC's reads and writes on port 0 (the model's count).
+mdic_accesses() { echo $(($(model_sum '^0x00020[.](reads|writes)$' mmio 0))); }
 fails_with() { local want=$1; shift; ! "$@" 2>/tmp/err || return 1; grep -q "$want" /tmp/err || { cat /tmp/err; return 1; }; }
 
 # irq_names IFACE: the names of the interrupts of IFACE in /proc/interrupts,
@@ -92,7 +98,15 @@ for drv in igc rigc; do
 	check "$drv: carrier after --set-eee eee off" wait_carrier a "$A"
 
 	# MDI-X and the forced link.
-	ea "$A" | grep 'MDI-X' | tr -d '\t' >$o/mdix
+	m0=$(mdic_accesses)
+	ea "$A" >$o/ethtool
+	m1=$(mdic_accesses)
+	check "$drv: ethtool $A reads no PHY register ($((m1 - m0)) MDIC accesses)" test "$m1" = "$m0"
+	awk '/Advertised link modes:/ { p = 1 } /Advertised pause/ { p = 0 } p { sub(/.*:/, ""); printf "%s", $0 }' \
+		$o/ethtool | tr -s ' \t' ' ' >$o/advertised
+	check "$drv: ethtool $A: every speed advertised ($(cat $o/advertised))" \
+		test "$(cat $o/advertised)" = " 10baseT/Half 10baseT/Full 100baseT/Half 100baseT/Full 1000baseT/Full 2500baseT/Full"
+	grep 'MDI-X' $o/ethtool | tr -d '\t' >$o/mdix
 	check "$drv: MDI-X reported as igc does ($(cat $o/mdix))" grep -q 'MDI-X: off (auto)' $o/mdix
 	check "$drv: ethtool -s speed 1000 autoneg off is refused" \
 		fails_with 'Invalid argument' ea -s "$A" speed 1000 duplex full autoneg off
