@@ -145,11 +145,12 @@ impl RxRing {
                 .with_const_wthresh::<4>()
                 .with_enable(true),
         );
-        self.write_tail(hw, self.next_to_clean.wrapping_sub(1).min(self.count - 1));
+        self.write_tail(hw);
     }
 
-    /// Hands the descriptors below `tail` to the hardware.
-    fn write_tail(&self, hw: &Hw, tail: u32) {
+    /// Writes the tail one behind `next_to_clean`: every descriptor the hardware's but one.
+    fn write_tail(&self, hw: &Hw) {
+        let tail = self.next_to_clean.wrapping_sub(1).min(self.count - 1);
         hw.write_at(
             usize::from(self.queue),
             RDT::zeroed().with_tail(tail as u16),
@@ -285,7 +286,7 @@ impl RxRing {
             poll.gro_receive(skb);
         }
         if cleaned > 0 {
-            self.write_tail(hw, self.next_to_clean.wrapping_sub(1).min(self.count - 1));
+            self.write_tail(hw);
         }
         counters.packets.fetch_add(pkts, Relaxed);
         counters.bytes.fetch_add(bytes, Relaxed);
