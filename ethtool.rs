@@ -140,8 +140,9 @@ impl ethtool::Operations for Adapter {
         if ks.autoneg() {
             let mut adv = Advertise::default();
             link_mode_speed(ks, &mut adv);
+            // Nothing asked for is every speed, as `igc_copper_link_autoneg` takes it.
             if adv.is_empty() {
-                return Err(EINVAL);
+                adv = Advertise::ALL;
             }
             new.forced = None;
             new.advertise = adv;

@@ -14,6 +14,8 @@
 #   the link at the forced speed, autonegotiation reported off; a forced
 #   1000 refused; autoneg on brings 2.5G back.
 # - MDI-X as igc reports it (never detected: MDI, control auto).
+# - An empty advertisement (ethtool -s advertise 0x0) is every speed, as
+#   igc_copper_link_autoneg takes it.
 # - ethtool DEV reports the speeds asked for (hw->phy.autoneg_advertised in
 #   igc_ethtool_get_link_ksettings) without an MDIC access: chronyd asks it
 #   periodically, and each PHY read takes the semaphore shared with the
@@ -118,6 +120,13 @@ for drv in igc rigc; do
 	check "$drv: ethtool -s autoneg on" ea -s "$A" autoneg on
 	check "$drv: link back at 2500 Mb/s" wait_speed 2500Mb/s
 	check "$drv: CTRL no longer forces" test "$(bits 0 0x1800)" = 0
+	# An empty advertisement: every speed (igc_copper_link_autoneg).
+	check "$drv: ethtool -s advertise 0x0 is taken" ea -s "$A" advertise 0x0
+	check "$drv: link back at 2500 Mb/s after advertise 0x0" wait_speed 2500Mb/s
+	awk '/Advertised link modes:/ { p = 1 } /Advertised pause/ { p = 0 } p { sub(/.*:/, ""); printf "%s", $0 }' \
+		<(ea "$A") | tr -s ' \t' ' ' >$o/advertised0
+	check "$drv: after advertise 0x0, every speed advertised ($(cat $o/advertised0))" \
+		test "$(cat $o/advertised0)" = "$(cat $o/advertised)"
 	link_speed >$o/speed
 
 	# PHC name, RSS key, queues, NAPI.
