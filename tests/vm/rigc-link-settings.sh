@@ -50,6 +50,11 @@ wait_speed() {
 }
 # mdic_accesses: MDIC's reads and writes on port 0 (the model's count).
 mdic_accesses() { echo $(($(model_sum '^0x00020[.](reads|writes)$' mmio 0))); }
+# advertised_modes: the advertised link modes in ethtool's output (stdin), on one line.
+advertised_modes() {
+	awk '/Advertised link modes:/ { p = 1 } /Advertised pause/ { p = 0 } p { sub(/.*:/, ""); printf "%s", $0 }' |
+		tr -s ' \t' ' '
+}
 fails_with() { local want=$1; shift; ! "$@" 2>/tmp/err || return 1; grep -q "$want" /tmp/err || { cat /tmp/err; return 1; }; }
 
 # irq_names IFACE: the names of the interrupts of IFACE in /proc/interrupts,
@@ -104,8 +109,7 @@ for drv in igc rigc; do
 	ea "$A" >$o/ethtool
 	m1=$(mdic_accesses)
 	check "$drv: ethtool $A reads no PHY register ($((m1 - m0)) MDIC accesses)" test "$m1" = "$m0"
-	awk '/Advertised link modes:/ { p = 1 } /Advertised pause/ { p = 0 } p { sub(/.*:/, ""); printf "%s", $0 }' \
-		$o/ethtool | tr -s ' \t' ' ' >$o/advertised
+	advertised_modes <$o/ethtool >$o/advertised
 	check "$drv: ethtool $A: every speed advertised ($(cat $o/advertised))" \
 		test "$(cat $o/advertised)" = " 10baseT/Half 10baseT/Full 100baseT/Half 100baseT/Full 1000baseT/Full 2500baseT/Full"
 	grep 'MDI-X' $o/ethtool | tr -d '\t' >$o/mdix
@@ -123,8 +127,7 @@ for drv in igc rigc; do
 	# An empty advertisement: every speed (igc_copper_link_autoneg).
 	check "$drv: ethtool -s advertise 0x0 is taken" ea -s "$A" advertise 0x0
 	check "$drv: link back at 2500 Mb/s after advertise 0x0" wait_speed 2500Mb/s
-	awk '/Advertised link modes:/ { p = 1 } /Advertised pause/ { p = 0 } p { sub(/.*:/, ""); printf "%s", $0 }' \
-		<(ea "$A") | tr -s ' \t' ' ' >$o/advertised0
+	ea "$A" | advertised_modes >$o/advertised0
 	check "$drv: after advertise 0x0, every speed advertised ($(cat $o/advertised0))" \
 		test "$(cat $o/advertised0)" = "$(cat $o/advertised)"
 	link_speed >$o/speed
