@@ -125,8 +125,15 @@ ip netns exec b chronyd -x -u root -f /tmp/chrony-b.conf -l /tmp/chrony-b.log
 sleep 15
 ip netns exec b chronyc -h /tmp/chrony-b/chronyd.sock -n ntpdata 10.0.0.1 >/tmp/chrony-ntpdata 2>&1
 check "chronyd: hardware timestamping enabled on rigc" grep -q "Enabled HW timestamping on $B" /tmp/chrony-b.log
-check "chronyd: RX and TX timestamps of the NTP exchange are hardware timestamps" \
-	sh -c "grep -q 'RX timestamping *: Hardware' /tmp/chrony-ntpdata && grep -q 'TX timestamping *: Hardware' /tmp/chrony-ntpdata ||
+# Most exchanges hardware-timestamped both ways, from chronyd's counts: it
+# falls back to the kernel's timestamp for an exchange when its reading of
+# the PHC took too long, which a loaded emulator causes now and then, so the
+# last exchange alone (what ntpdata describes first) may be one of those.
+ntp_count() { awk -F' *: *' -v k="$1" '$1 == k { print $2 }' /tmp/chrony-ntpdata; }
+hw_tx=$(ntp_count 'Total HW TX') tx=$(ntp_count 'Total TX')
+hw_rx=$(ntp_count 'Total HW RX') rx=$(ntp_count 'Total RX')
+check "chronyd: most NTP exchanges hardware-timestamped both ways (TX $hw_tx of $tx, RX $hw_rx of $rx)" \
+	sh -c "[ $((2 * ${hw_tx:-0})) -gt ${tx:-0} ] && [ $((2 * ${hw_rx:-0})) -gt ${rx:-0} ] ||
 		{ cat /tmp/chrony-ntpdata /tmp/chrony-b.log; false; }"
 pkill chronyd
 
