@@ -27,7 +27,7 @@ use kernel::{
     prelude::*,
     ptp::Events,
     sync::{atomic::Atomic, Arc, SpinLockIrq},
-    time::{Instant, Monotonic},
+    time::{Instant, Monotonic, NSEC_PER_SEC},
 };
 
 use crate::regs::{self, Bar0, TIMINCA};
@@ -135,7 +135,7 @@ pub(crate) fn rx_latency_ns(mbps: u32) -> u64 {
 
 /// Nanoseconds of a SYSTIM-format value: seconds in the high word, nanoseconds in the low.
 pub(crate) fn systim_to_ns(lo: u32, hi: u32) -> u64 {
-    u64::from(hi) * 1_000_000_000 + u64::from(lo)
+    u64::from(hi) * NSEC_PER_SEC as u64 + u64::from(lo)
 }
 
 /// The largest TIMINCA.INCVALUE.

@@ -20,6 +20,7 @@ use kernel::{
     sync::atomic::Relaxed,
 };
 
+use super::systim_to_ns;
 use crate::{
     adapter::Adapter,
     regs::{
@@ -38,7 +39,6 @@ pub(crate) static PIN_NAMES: [&CStr; 4] = [c"SDP0", c"SDP1", c"SDP2", c"SDP3"];
 pub(crate) const EXTTS_FLAGS: ExtTsFlags =
     ExtTsFlags::from_bits(ExtTsFlags::BOTH_EDGES.bits() | ExtTsFlags::STRICT.bits());
 
-const NSEC_PER_SEC: i64 = 1_000_000_000;
 /// How far ahead of the clock a periodic output starts at the earliest
 /// (`igc_ptp_feature_enable_i225`).
 const SAFE_START_SEC: i64 = 2;
@@ -344,10 +344,9 @@ impl Adapter {
         }
         for (index, taken) in [(0u32, tsicr.autt0()), (1, tsicr.autt1())] {
             if taken {
-                let nsec = self.hw.read_at::<AUXSTMPL>(index as usize).nsec();
-                let sec = self.hw.read_at::<AUXSTMPH>(index as usize).sec();
-                let ns = u64::from(sec) * NSEC_PER_SEC as u64 + u64::from(nsec);
-                self.ptp.events.extts(index, ns);
+                let nsec = self.hw.read_at::<AUXSTMPL>(index as usize).nsec().get();
+                let sec = self.hw.read_at::<AUXSTMPH>(index as usize).sec().get();
+                self.ptp.events.extts(index, systim_to_ns(nsec, sec));
             }
         }
     }

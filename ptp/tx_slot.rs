@@ -29,6 +29,7 @@ use kernel::{
     netdev_warn,
     prelude::*,
     sync::{atomic::Relaxed, Arc},
+    time::NSEC_PER_SEC,
     uaccess::UserSliceReader,
 };
 
@@ -333,7 +334,7 @@ impl<S> TxSlot<S> {
     /// not the all-ones of a device that is gone.
     fn read_low(&mut self, regs: &impl TxStampRegs, set: usize) -> u32 {
         let lo = regs.txstmpl(set);
-        self.seen[set] = (lo < 1_000_000_000).then_some(lo);
+        self.seen[set] = (i64::from(lo) < NSEC_PER_SEC).then_some(lo);
         lo
     }
 
