@@ -326,9 +326,10 @@ pub(crate) struct NetStats {
 impl NetStats {
     pub(crate) fn new(hw: &HwStats, sw: &SwTotals) -> Self {
         Self {
-            // igc: RXERRC (never read) + CRC + alignment + undersize + oversize, then rigc's
-            // own drops (frames dropped for their descriptor errors or checksum errors).
-            rx_errors: hw.crcerrs + hw.algnerrc + hw.ruc + hw.roc + sw.rx_errors + sw.rx_csum_err,
+            // igc: RXERRC (never read) + CRC + alignment + undersize + oversize, then the frames
+            // rigc drops itself (`rx.rs`). A bad checksum is not one (the frame goes up
+            // unverified, counted in `csum_err` only, as igc).
+            rx_errors: hw.crcerrs + hw.algnerrc + hw.ruc + hw.roc + sw.rx_errors,
             tx_errors: hw.ecol + hw.latecol,
             tx_dropped: sw.tx_dropped,
             rx_length_errors: hw.ruc + hw.roc,
