@@ -487,18 +487,18 @@ pub(crate) fn mta(addrs: &[[u8; 6]]) -> [u32; 128] {
     mta
 }
 
+/// The largest frame for `mtu`, as igc counts it for the flow control thresholds
+/// (`adapter->max_frame_size`): Ethernet header, one VLAN tag, CRC; at least 1,518 bytes.
+pub(crate) fn max_frame(mtu: u32) -> u32 {
+    (mtu + 14 + 4 + 4).max(1518)
+}
+
 /// The receive length limit for `mtu`: the frame with its header, two VLAN tags (a
 /// double-tagged frame, 802.1ad, at the full MTU) and the CRC. igc writes 9728, or for the
 /// standard MTU the largest frame its 2 KiB `build_skb` buffers hold (1648 bytes with 4 KiB
 /// pages): a length that follows its buffers. A frame spans as many of rigc's buffers as it
 /// needs (fragments, `rx.rs`), so rigc's limit follows the MTU, and an oversized frame is
 /// dropped and counted by the MAC (ROC, `rx_long_length_errors`) rather than by the driver.
-/// The largest frame for `mtu`, as igc counts it for the flow control thresholds
-/// (`adapter->max_frame_size`): Ethernet header, one VLAN tag, CRC.
-pub(crate) fn max_frame(mtu: u32) -> u32 {
-    mtu + 14 + 4 + 4
-}
-
 fn rlpml(mtu: u32) -> Result<RLPML> {
     RLPML::zeroed().try_with_len(mtu + 14 + 2 * 4 + 4)
 }
@@ -667,8 +667,10 @@ impl dev::Operations for Adapter {
         new_mtu: u32,
     ) -> Result {
         // Buffers are 2 KiB and a frame spans as many as it needs, so any MTU up to the maximum
-        // (checked by the core) only needs the receive length limit.
+        // (checked by the core) only needs the receive length limit and flow control thresholds.
         net.hw.write_reg(rlpml(new_mtu)?);
+        net.hw
+            .set_fc_watermarks(net.link.lock().fc, max_frame(new_mtu))?;
         netdev_info!(
             net.device(),
             "changing MTU from {} to {}\n",

@@ -279,27 +279,24 @@ impl Hw {
                 self.force_speed_duplex(f)?;
             }
         }
-        self.write_reg(
-            FCT::zeroed().with_ethertype(Bounded::try_new(FLOW_CONTROL_TYPE).ok_or(EINVAL)?),
-        );
-        self.write_reg(
-            FCAH::zeroed().with_addr(Bounded::try_new(FLOW_CONTROL_ADDRESS_HIGH).ok_or(EINVAL)?),
-        );
+        self.write_reg(FCT::zeroed().with_const_ethertype::<FLOW_CONTROL_TYPE>());
+        self.write_reg(FCAH::zeroed().with_const_addr::<FLOW_CONTROL_ADDRESS_HIGH>());
         self.write_reg(FCAL::zeroed().with_addr(FLOW_CONTROL_ADDRESS_LOW));
-        self.write_reg(FCTTV::zeroed().with_ttv(Bounded::try_new(PAUSE_TIME).ok_or(EINVAL)?));
-        // Thresholds only when PAUSE frames may be sent (`igc_set_fc_watermarks`).
-        if matches!(lc.fc, FcMode::TxPause | FcMode::Full) {
-            let (high, low) = fc_watermarks(max_frame);
-            self.write_reg(
-                FCRTL::zeroed()
-                    .with_xone(true)
-                    .with_rtl(Bounded::try_new(low >> 4).ok_or(EINVAL)?),
-            );
-            self.write_reg(FCRTH::zeroed().with_rth(Bounded::try_new(high >> 4).ok_or(EINVAL)?));
-        } else {
-            self.write_reg(FCRTL::zeroed());
-            self.write_reg(FCRTH::zeroed());
-        }
+        self.write_reg(FCTTV::zeroed().with_const_ttv::<PAUSE_TIME>());
+        self.set_fc_watermarks(lc.fc, max_frame)
+    }
+
+    /// Programs the flow control receive thresholds for frames of `max_frame` bytes, with XON,
+    /// or none when `fc` sends no PAUSE frames (`igc_set_fc_watermarks`). A change of MTU calls
+    /// it too, under the RTNL as a reset: igc's goes through `igc_reset`, which computes them.
+    pub(crate) fn set_fc_watermarks(&self, fc: FcMode, max_frame: u32) -> Result {
+        let (high, low) = match fc {
+            FcMode::TxPause | FcMode::Full => fc_watermarks(max_frame),
+            FcMode::None | FcMode::RxPause => (0, 0),
+        };
+        let xon = high > 0;
+        self.write_reg(FCRTL::zeroed().with_xone(xon).try_with_rtl(low >> 4)?);
+        self.write_reg(FCRTH::zeroed().try_with_rth(high >> 4)?);
         Ok(())
     }
 

@@ -90,6 +90,21 @@ for drv in igc rigc; do
 	check "$drv: carrier back" wait_carrier a "$A"
 	sleep 1
 	check "$drv: RFCE and TFCE negotiated again" test "$(bits 0 0x18000000)" = 0x18000000
+	# The thresholds follow the largest frame: igc_change_mtu resets the
+	# device, and igc_reset computes them from the new max_frame_size, at
+	# least a standard frame's 1,518 bytes (34 KiB less the frame and a
+	# 9,728-byte jumbo frame, on 16 bytes; XON 16 bytes lower).
+	for m in 9000:0x3ec0 1000:0x5c10; do
+		mtu=${m%:*} high=${m#*:}
+		check "$drv: ip link set mtu $mtu" ip -n a link set "$A" mtu $mtu
+		check "$drv: carrier at MTU $mtu" wait_carrier a "$A"
+		for r in 2160 2168; do echo "$r $(model_reg 0 $r)"; done >$o/fcregs$mtu
+		check "$drv: FCRTL and FCRTH at MTU $mtu ($(tr '\n' ' ' <$o/fcregs$mtu))" \
+			test "$(tr '\n' ' ' <$o/fcregs$mtu)" = "$(printf '2160 %#010x 2168 %#010x ' $((0x80000000 | (high - 16))) $high)"
+	done
+	check "$drv: ip link set mtu 1500" ip -n a link set "$A" mtu 1500
+	check "$drv: carrier at MTU 1500" wait_carrier a "$A"
+	check "$drv: FCRTH back at the standard MTU's" test "$(model_reg 0 2168)" = "$(sed -n 's/^2168 //p' $o/fcregs)"
 
 	# EEE.
 	ea --show-eee "$A" | tail -n +2 >$o/eee
@@ -188,7 +203,7 @@ for drv in igc rigc; do
 	rmmod "$drv"
 done
 
-for f in pause fcregs eee mdix speed phc rssk channels napi irqs; do
+for f in pause fcregs fcregs9000 fcregs1000 eee mdix speed phc rssk channels napi irqs; do
 	check "$f: rigc as igc" diff /tmp/ls-igc/$f /tmp/ls-rigc/$f
 done
 check "no warning or oops in dmesg" no_kernel_splat
