@@ -55,6 +55,45 @@ pub(crate) struct Moderation {
     itr: u32,
     /// The queue pair's RX and TX packet and byte counts at the last update.
     last: [u64; 4],
+    /// The RX and TX latency classes of the only queue vector ([`Moderation::update_single`]).
+    class: [Latency; 2],
+}
+
+/// The latency class of one direction of the only queue vector (`enum latency_range`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Latency {
+    Lowest,
+    Low,
+    Bulk,
+}
+
+impl Latency {
+    /// The class after `packets` frames of `bytes` bytes since the last update
+    /// (`igc_update_itr`); none: unchanged.
+    fn next(self, packets: u64, bytes: u64) -> Self {
+        let Some(avg) = bytes.checked_div(packets) else {
+            return self;
+        };
+        match self {
+            Self::Lowest if avg > 8000 => Self::Bulk,
+            Self::Lowest if packets < 5 && bytes > 512 => Self::Low,
+            // TSO and jumbo frames, few or large frames: bulk; many small ones: lowest.
+            Self::Low if bytes > 10000 => {
+                if avg > 1200 || packets < 10 {
+                    Self::Bulk
+                } else if packets > 35 {
+                    Self::Lowest
+                } else {
+                    Self::Low
+                }
+            }
+            Self::Low if avg > 2000 => Self::Bulk,
+            Self::Low if packets <= 2 && bytes < 512 => Self::Lowest,
+            Self::Bulk if bytes > 25000 && packets > 35 => Self::Low,
+            Self::Bulk if bytes < 1500 => Self::Low,
+            c => c,
+        }
+    }
 }
 
 impl Default for Moderation {
@@ -69,6 +108,7 @@ impl Moderation {
         Self {
             itr: ITR_START,
             last: [0; 4],
+            class: [Latency::Lowest; 2],
         }
     }
 
@@ -103,6 +143,29 @@ impl Moderation {
             // Conservative mode: never below the 20,000 interrupts/s setting.
             itr.max(ITR_20K)
         };
+        self.set(new)
+    }
+
+    /// Updates the value after a completed poll of the only queue vector, on an MSI or INTx
+    /// interrupt (`igc_set_itr`): from the running counts as [`Moderation::update`] takes them,
+    /// each direction's latency class, and the slower of the two as 20,000 interrupts/s (the
+    /// lowest latency too, in the conservative mode) or 4,000 (bulk); 4,000 at 10 and 100 Mb/s.
+    pub(crate) fn update_single(&mut self, counts: [u64; 4], link_mbps: u32) -> Option<EITR> {
+        let [rxp, rxb, txp, txb] = core::array::from_fn(|i| counts[i].wrapping_sub(self.last[i]));
+        self.last = counts;
+        if matches!(link_mbps, 10 | 100) {
+            return self.set(ITR_4K);
+        }
+        let [rx, tx] = self.class;
+        self.class = [rx.next(rxp, rxb), tx.next(txp, txb)];
+        match self.class[0].max(self.class[1]) {
+            Latency::Bulk => self.set(ITR_4K),
+            Latency::Low | Latency::Lowest => self.set(ITR_20K),
+        }
+    }
+
+    /// Takes `new` as the value; the EITR value to write if it changed.
+    fn set(&mut self, new: u32) -> Option<EITR> {
         if new == self.itr {
             return None;
         }
@@ -381,6 +444,10 @@ impl irq::Handler for Handler {
                 if !icr.int_asserted() || icr.into_raw() == u32::MAX {
                     return IrqReturn::None;
                 }
+                // The value the last completed poll chose, in EITR(0) (`igc_write_itr`).
+                if let Some(eitr) = net.queues.first().and_then(|qp| qp.itr.take()) {
+                    net.hw.write_at(0, eitr);
+                }
                 other_causes(net, icr);
                 if icr.rxt0() || icr.txdw() {
                     // Masked until the poll completes.
@@ -510,6 +577,35 @@ mod tests {
             itr_of(m.update([p + 1000, b + 60_000, t, tb], 2500)),
             Some(ITR_20K)
         );
+    }
+
+    #[test]
+    fn single_vector_moderation_follows_igc_set_itr() {
+        // Cumulative counts, link speed, the value asked for, step by step.
+        let bulk = [
+            // A few full-size frames sent: low latency, 20,000 interrupts/s.
+            (counts(0, 0, 2, 1514), 2500, Some(ITR_20K)),
+            // Then over 10,000 bytes of them: bulk, 4,000 interrupts/s.
+            (counts(0, 0, 12, 1514), 2500, Some(ITR_4K)),
+            // Nothing since: no change.
+            (counts(0, 0, 12, 1514), 2500, None),
+            // Many frames in one poll: back to low latency.
+            (counts(0, 0, 52, 1514), 2500, Some(ITR_20K)),
+            // The slower direction counts: a jumbo frame received is bulk.
+            (counts(1, 9000, 53, 1514), 2500, Some(ITR_4K)),
+        ];
+        let small = [
+            // Small frames: the lowest latency, which the conservative mode makes low.
+            (counts(1, 98, 1, 98), 2500, Some(ITR_20K)),
+            // 10 and 100 Mb/s: IGC_4K_ITR whatever the traffic.
+            (counts(2, 98, 2, 98), 100, Some(ITR_4K)),
+        ];
+        for steps in [&bulk[..], &small[..]] {
+            let mut m = Moderation::new();
+            for &(c, mbps, want) in steps {
+                assert_eq!(itr_of(m.update_single(c, mbps)), want);
+            }
+        }
     }
 
     #[test]

@@ -588,15 +588,19 @@ impl dev::Operations for Adapter {
         }
         // The moderation for the vector's next interrupt (`igc_ring_irq_enable`).
         // A vector serving one direction counts only its frames (`igc_update_ring_itr`).
-        if let (irq::Mode::MsiX { .. }, Some(vector)) = (net.mode(), net.queues.get(index)) {
+        if let Some(vector) = net.queues.get(index) {
             let (rxp, rxb) = rxq.map_or((0, 0), |qp| {
                 (qp.rxc.packets.load(Relaxed), qp.rxc.bytes.load(Relaxed))
             });
             let (txp, txb) = txq.map_or((0, 0), |qp| {
                 (qp.txc.packets.load(Relaxed), qp.txc.bytes.load(Relaxed))
             });
-            let mbps = net.link_mbps.load(Relaxed);
-            if let Some(eitr) = data.itr.update([rxp, rxb, txp, txb], mbps) {
+            let (counts, mbps) = ([rxp, rxb, txp, txb], net.link_mbps.load(Relaxed));
+            let eitr = match net.mode() {
+                irq::Mode::MsiX { .. } => data.itr.update(counts, mbps),
+                irq::Mode::Single => data.itr.update_single(counts, mbps),
+            };
+            if let Some(eitr) = eitr {
                 vector.itr.set(eitr);
             }
         }
