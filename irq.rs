@@ -122,8 +122,7 @@ impl Moderation {
     /// link speed (`igc_update_ring_itr`);
     /// returns the EITR value to write at the next interrupt if it changed.
     pub(crate) fn update(&mut self, counts: [u64; 4], link_mbps: u32) -> Option<EITR> {
-        let [rxp, rxb, txp, txb] = core::array::from_fn(|i| counts[i].wrapping_sub(self.last[i]));
-        self.last = counts;
+        let [rxp, rxb, txp, txb] = self.since_last(counts);
         let new = if matches!(link_mbps, 10 | 100) {
             ITR_4K
         } else {
@@ -151,8 +150,7 @@ impl Moderation {
     /// each direction's latency class, and the slower of the two as 20,000 interrupts/s (the
     /// lowest latency too, in the conservative mode) or 4,000 (bulk); 4,000 at 10 and 100 Mb/s.
     pub(crate) fn update_single(&mut self, counts: [u64; 4], link_mbps: u32) -> Option<EITR> {
-        let [rxp, rxb, txp, txb] = core::array::from_fn(|i| counts[i].wrapping_sub(self.last[i]));
-        self.last = counts;
+        let [rxp, rxb, txp, txb] = self.since_last(counts);
         if matches!(link_mbps, 10 | 100) {
             return self.set(ITR_4K);
         }
@@ -162,6 +160,13 @@ impl Moderation {
             Latency::Bulk => self.set(ITR_4K),
             Latency::Low | Latency::Lowest => self.set(ITR_20K),
         }
+    }
+
+    /// The counts since the last update, whose counts `counts` become.
+    fn since_last(&mut self, counts: [u64; 4]) -> [u64; 4] {
+        let since = core::array::from_fn(|i| counts[i].wrapping_sub(self.last[i]));
+        self.last = counts;
+        since
     }
 
     /// Takes `new` as the value; the EITR value to write if it changed.
