@@ -32,8 +32,7 @@ use crate::{
     regs::{RDBAH, RDBAL, RDH, RDLEN, RDT, RXDCTL, SRRCTL, SRRCTL_DESCTYPE_ADV_ONEBUF},
 };
 
-/// Receive buffer size programmed in SRRCTL (2 KiB, as igc): half a page, which the device
-/// writes into.
+/// Receive buffer size in SRRCTL (2 KiB, as igc): the half page the device writes into.
 pub(crate) const BUF_LEN: u32 = 2048;
 const _: () = assert!(BUF_LEN <= RX_HALF);
 
@@ -249,8 +248,9 @@ impl RxRing {
                 }
             }
             self.give(i);
-            cleaned += 1;
-            self.next_to_clean = if i + 1 == self.count { 0 } else { i + 1 };
+            cleaned = cleaned.wrapping_add(1);
+            let next = i.wrapping_add(1);
+            self.next_to_clean = if next == self.count { 0 } else { next };
 
             if status & rxd::STAT_EOP == 0 {
                 self.partial = Some(skb);
@@ -281,8 +281,8 @@ impl RxRing {
                 counters.errors.fetch_add(1, Relaxed);
                 continue;
             }
-            pkts += 1;
-            bytes += u64::from(len);
+            pkts = pkts.wrapping_add(1);
+            bytes = bytes.wrapping_add(u64::from(len));
             poll.gro_receive(skb);
         }
         if cleaned > 0 {
