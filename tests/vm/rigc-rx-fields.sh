@@ -3,9 +3,9 @@
 # What a received frame's skb carries into GRO, as igc sets it: the protocol
 # (eth_type_trans), the checksum state (CHECKSUM_UNNECESSARY for a TCP or UDP
 # frame the device verified), the device's RSS hash and whether it covered the
-# ports (l4_hash), the RX queue. rigc writes these fields of struct sk_buff
-# itself (the kernel crate's RxSkb, through bindgen's view of the skb's headers
-# group and its bitfields), where igc's C inline functions write them: read
+# ports (l4_hash). rigc writes these fields of struct sk_buff itself (the kernel
+# crate's RxSkb, through bindgen's view of the skb's headers group and its
+# bitfields), where igc's C inline functions write them: read
 # from the kernel's napi_gro_receive_entry trace event, for igc and then rigc,
 # for TCP and UDP frames to port b.
 # lab-vm: --driver none --ports 2
@@ -13,9 +13,12 @@
 
 EV=/sys/kernel/tracing/events/net/napi_gro_receive_entry
 # fields DRIVER PROTO: the event's fields of port b's frames of PROTO (tcp or
-# udp, full-sized: len 1514 with their headers) during a 2-second stream.
+# udp, full-sized: len 1500 once eth_type_trans pulled the Ethernet header)
+# during a 2-second stream.
 fields() {
 	local drv=$1 proto=$2 B
+	rm -f /tmp/fields-$drv-$proto
+	del_namespaces
 	rmmod rigc igc 2>/dev/null
 	modprobe "$drv" && wait_ports "$drv" 2 && setup_namespaces "$drv" || return 1
 	B=$(ns_iface b)
@@ -44,8 +47,8 @@ fields() {
 # hash (not 0), of the ports if L4 is 1 (TCP; UDP over IPv4 is hashed on the
 # addresses unless ethtool -N asks for its ports, as igc's MRQC).
 want() {
-	cat /tmp/fields-$1-$2
-	! grep -v " protocol=0x0800 ip_summed=1 hash=H l4_hash=$3\$" /tmp/fields-$1-$2 &&
+	cat /tmp/fields-$1-$2 && [ -s /tmp/fields-$1-$2 ] &&
+		! grep -v " protocol=0x0800 ip_summed=1 hash=H l4_hash=$3\$" /tmp/fields-$1-$2 &&
 		! grep -q 'hash=0x00000000 ' /sys/kernel/tracing/trace
 }
 for drv in igc rigc; do
