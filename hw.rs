@@ -80,7 +80,7 @@ impl Hw {
     /// goes out even once the removal is latched, as igc writes its tail registers
     /// (`writel(i, tx_ring->tail)`): the bus drops a write to a device that is gone, and the
     /// transmit path is spared a load of the flag per packet.
-    #[inline]
+    #[inline(always)]
     fn wr_bound(&self, dev: &device::Device<device::Bound>, off: usize, val: u32) {
         match self.bar.access(dev) {
             Ok(bar) => {
@@ -146,8 +146,9 @@ impl Hw {
     }
 
     /// [`Hw::write_at`] from a context that holds the bound device `dev` (the transmit path,
-    /// a NAPI poll), through [`Hw::wr_bound`].
-    #[inline]
+    /// a NAPI poll), through [`Hw::wr_bound`]. Always inlined: the transmit path's tail write
+    /// costs a call and its register saves otherwise.
+    #[inline(always)]
     pub(crate) fn write_at_bound<R>(
         &self,
         dev: &device::Device<device::Bound>,

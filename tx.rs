@@ -476,10 +476,6 @@ impl TxRing {
 }
 
 impl TxCompletion {
-    fn desc_done(&self, i: u32) -> bool {
-        self.desc.tx_status(i) & txd::STAT_DD != 0
-    }
-
     /// Frees completed packets (`igc_clean_tx_irq`), at most [`CLEAN_LIMIT`], with `poll`,
     /// counts them and reports them to BQL. Returns whether the ring has no completed packet
     /// left. A stopped queue is woken only if `running` still holds after the clean's index is
@@ -493,17 +489,20 @@ impl TxCompletion {
     ) -> bool {
         let (mut n, mut pkts, mut bytes) = (0u32, 0u32, 0u32);
         let mut finished = true;
-        while let Some(&info) = self.bufs.peek() {
+        // The completed packets' slots go back to the transmit path at once, when the batch
+        // ends (`igc_clean_tx_irq` stores `next_to_clean` once, after its loop).
+        let mut batch = self.bufs.batch();
+        while let Some(&info) = batch.peek() {
             if n >= CLEAN_LIMIT {
                 finished = false;
                 break;
             }
-            if !self.desc_done(info.eop) {
+            if self.desc.tx_status(info.eop) & txd::STAT_DD == 0 {
                 break;
             }
             // The packet's slots, up to its last descriptor, go back to the transmit path.
             let next = ring_next(info.eop, self.count);
-            let Some((skb, _)) = self.bufs.complete(next as usize) else {
+            let Some((skb, _)) = batch.complete(next as usize) else {
                 break;
             };
             n += 1;
@@ -511,6 +510,7 @@ impl TxCompletion {
             (pkts, bytes) = (pkts.wrapping_add(info.segs), bytes.wrapping_add(info.bytes));
             poll.consume(skb);
         }
+        drop(batch);
         if pkts > 0 {
             counters.packets.fetch_add(u64::from(pkts), Relaxed);
             counters.bytes.fetch_add(u64::from(bytes), Relaxed);
