@@ -500,7 +500,7 @@ impl TxCompletion {
             if self.desc.tx_status(info.eop) & txd::STAT_DD == 0 {
                 break;
             }
-            // The packet's slots, up to its last descriptor, go back to the transmit path.
+            // The packet's slots, up to its last descriptor, go back when the batch ends.
             let next = ring_next(info.eop, self.count);
             let Some((skb, _)) = batch.complete(next as usize) else {
                 break;
