@@ -43,6 +43,14 @@
 //!                             the counts in `status` start again at 0)
 //! reset-faults                every port: no fault injected, cables plugged
 //!                             (between the tests of one VM boot)
+//! gio-master-hold PORT MS    master requests stay pending MS ms after
+//!                             CTRL.GIO_MASTER_DISABLE (STATUS.GIO_MASTER_ENABLE
+//!                             set); `status` counts the MAC resets made while
+//!                             they were (`resets_with_master_enabled`)
+//! manc PORT blk-phy-rst on|off
+//!                             the manageability firmware blocks PHY resets
+//!                             and power-downs (MANC.BLK_PHY_RST_ON_IDE);
+//!                             `status` counts those made anyway (`phy`)
 //! txstmph0-bug PORT on|off    TX timestamp re-arm erratum
 //! drop-txts PORT N            lose the next N TX timestamp interrupts
 //! flap PORT                   unplug the port's cable for 200 ms (LSC twice;
@@ -438,6 +446,7 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                     d.mac.ptp_mut().faults = Default::default();
                     d.mac.ptp_mut().stamping.restore();
                     d.mac.restore_pulse();
+                    d.mac.set_blk_phy_rst(false);
                 });
                 if let Some(path) = p.far_end().tx_path() {
                     path.restore();
@@ -451,6 +460,24 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             let on = on_off(arg(2))?;
             p.with_device(|d| d.mac.faults.no_auto_rd = on);
             Ok(json!({ "no_auto_rd": on }))
+        }
+        "gio-master-hold" => {
+            let p = port(ports, arg(1))?;
+            let ms: u32 = arg(2).ok_or("milliseconds missing")?.parse().map_err(|_| "bad milliseconds")?;
+            if ms > 10_000 {
+                return Err("at most 10000 ms".into());
+            }
+            p.with_device(|d| d.mac.faults.gio_master_hold_ms = ms);
+            Ok(json!({ "gio_master_hold_ms": ms }))
+        }
+        "manc" => {
+            let p = port(ports, arg(1))?;
+            if arg(2).copied() != Some("blk-phy-rst") {
+                return Err("expected blk-phy-rst on|off".into());
+            }
+            let on = on_off(arg(3))?;
+            p.with_device(|d| d.mac.set_blk_phy_rst(on));
+            Ok(json!({ "blk_phy_rst_on_ide": on }))
         }
         "tx-hang" => {
             let p = port(ports, arg(1))?;
@@ -694,6 +721,16 @@ fn status(p: &Arc<Port>) -> Value {
             "vanished": d.mac.faults.vanished,
             "vanish_on_read": d.mac.faults.vanish_on_read,
             "tx_hang": d.mac.faults.tx_hang,
+            "phy": {
+                "powered_down": d.mac.phy.powered_down(),
+                "resets": d.mac.phy_resets,
+                "resets_blocked": d.mac.phy_resets_blocked,
+                "power_downs": d.mac.phy_power_downs,
+                "power_downs_blocked": d.mac.phy_power_downs_blocked,
+                "blk_phy_rst_on_ide": d.mac.phy_reset_blocked(),
+            },
+            "gio_master_hold_ms": d.mac.faults.gio_master_hold_ms,
+            "resets_with_master_enabled": d.mac.resets_with_master_enabled,
             "late_rx_dma": {
                 "ms": d.mac.faults.late_rx_dma_ms,
                 "scheduled": d.mac.late_rx_counts.scheduled,

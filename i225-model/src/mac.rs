@@ -59,6 +59,11 @@ pub struct MacFaults {
     /// programmed (IDs 0x125F and 0x15FD). igc logs it and goes on
     /// (`igc_get_auto_rd_done`; `igc_probe` ignores the reset's result).
     pub no_auto_rd: bool,
+    /// Master requests stay pending this many ms after CTRL.GIO_MASTER_DISABLE is set:
+    /// STATUS.GIO_MASTER_ENABLE stays set that long (0: it clears at once). A driver must
+    /// wait for it before CTRL.RST (`igc_disable_pcie_master`: up to 800 polls 2-3 ms apart),
+    /// or the reset cuts DMA in flight; the model counts such resets.
+    pub gio_master_hold_ms: u32,
 }
 
 /// Per-queue traffic counters (for the control socket).
@@ -115,6 +120,22 @@ pub struct Mac {
     pub late_rx_counts: rx::LateRxCounts,
     /// The PHY's published state changed (the link partner must re-check).
     phy_changed: bool,
+    /// MANC as the manageability firmware set it: the firmware's register, kept across a
+    /// MAC reset, written by nobody else (the control socket's `manc` command plays the
+    /// firmware).
+    pub(crate) manc: u32,
+    /// PHY resets through CTRL.PHY_RST, and those made while MANC.BLK_PHY_RST_ON_IDE
+    /// forbade them (a driver must check the bit first, `igc_check_reset_block`).
+    pub phy_resets: u64,
+    pub phy_resets_blocked: u64,
+    /// PHY power-downs (BMCR.PDOWN set through MDIC), and those made while
+    /// MANC.BLK_PHY_RST_ON_IDE forbade them (`igc_power_down_phy_copper_base`).
+    pub phy_power_downs: u64,
+    pub phy_power_downs_blocked: u64,
+    /// When CTRL.GIO_MASTER_DISABLE was last set (host ns), for `gio_master_hold_ms`.
+    gio_disabled_at: u64,
+    /// MAC resets (CTRL.RST) while STATUS.GIO_MASTER_ENABLE was still set.
+    pub resets_with_master_enabled: u64,
 }
 
 impl std::fmt::Debug for Mac {
@@ -147,6 +168,13 @@ impl Mac {
             late_rx: Vec::new(),
             late_rx_counts: Default::default(),
             phy_changed: true,
+            manc: 0,
+            phy_resets: 0,
+            phy_resets_blocked: 0,
+            phy_power_downs: 0,
+            phy_power_downs_blocked: 0,
+            gio_disabled_at: 0,
+            resets_with_master_enabled: 0,
         };
         mac.ptp.set_true_offset_ns(mac.clock.true_offset_ns());
         mac.reset();
@@ -189,6 +217,7 @@ impl Mac {
         self.set_reg(regs::TCTL, regs::tctl::PSP);
         self.set_reg(regs::PHPM, phpm::RST_COMPL);
         self.set_reg(regs::VET, 0x8100);
+        self.set_reg(regs::MANC, self.manc);
         self.set_reg(regs::RXPBS, 0x0000_00A2);
         self.set_reg(regs::TXPBS, 0x0400_0014);
         self.set_reg(regs::RXCSUM, regs::rxcsum::IPOFL | regs::rxcsum::TUOFL);
@@ -406,10 +435,16 @@ impl Mac {
                 Speed::M2500 => status::SPEED_1000 | status::SPEED_2500,
             };
         }
-        if self.reg(regs::CTRL) & ctrl::GIO_MASTER_DISABLE == 0 {
+        if self.master_enabled() {
             s |= status::GIO_MASTER_ENABLE;
         }
         s
+    }
+
+    /// STATUS.GIO_MASTER_ENABLE: master requests are enabled or still pending.
+    fn master_enabled(&self) -> bool {
+        self.reg(regs::CTRL) & ctrl::GIO_MASTER_DISABLE == 0
+            || self.now() < self.gio_disabled_at + u64::from(self.faults.gio_master_hold_ms) * 1_000_000
     }
 
     /// A 32-bit register as the driver last left it, read without any side
@@ -521,6 +556,8 @@ impl Mac {
                     self.restart_tx(mem);
                 }
             }
+            // The manageability firmware's register: the host's writes do not reach it.
+            regs::MANC => {}
             regs::EERD => self.nvm.write_eerd(val),
             regs::SRWR => self.nvm.write_srwr(val),
             regs::SW_FW_SYNC => self.set_reg(off, val & 0xFFFF),
@@ -550,6 +587,10 @@ impl Mac {
     fn write_ctrl(&mut self, val: u32, mem: &dyn GuestMemory) {
         if val & ctrl::RST != 0 {
             log::debug!("CTRL.RST: MAC reset");
+            if self.master_enabled() {
+                log::warn!("CTRL.RST while master requests are pending (STATUS.GIO_MASTER_ENABLE)");
+                self.resets_with_master_enabled += 1;
+            }
             self.reset();
             // RST self-clears; the rest of the written value is discarded
             // by the reset, as on hardware.
@@ -557,15 +598,38 @@ impl Mac {
         }
         let old = self.reg(regs::CTRL);
         let was_up = self.link();
+        if val & ctrl::GIO_MASTER_DISABLE != 0 && old & ctrl::GIO_MASTER_DISABLE == 0 {
+            self.gio_disabled_at = self.now();
+        }
         self.set_reg(regs::CTRL, val);
         if val & ctrl::PHY_RST != 0 && old & ctrl::PHY_RST == 0 {
             log::debug!("CTRL.PHY_RST: PHY reset");
+            self.phy_resets += 1;
+            if self.phy_reset_blocked() {
+                log::warn!("CTRL.PHY_RST while MANC.BLK_PHY_RST_ON_IDE blocks PHY resets");
+                self.phy_resets_blocked += 1;
+            }
             self.reset_phy();
         } else if was_up != self.link() {
             // CTRL.SLU changed the MAC's link.
             self.link_changed();
             self.resume_tx(mem);
         }
+    }
+
+    /// Whether the firmware forbids PHY resets and power-downs (MANC.BLK_PHY_RST_ON_IDE).
+    pub fn phy_reset_blocked(&self) -> bool {
+        self.manc & regs::manc::BLK_PHY_RST_ON_IDE != 0
+    }
+
+    /// The manageability firmware sets or clears MANC.BLK_PHY_RST_ON_IDE.
+    pub fn set_blk_phy_rst(&mut self, on: bool) {
+        if on {
+            self.manc |= regs::manc::BLK_PHY_RST_ON_IDE;
+        } else {
+            self.manc &= !regs::manc::BLK_PHY_RST_ON_IDE;
+        }
+        self.set_reg(regs::MANC, self.manc);
     }
 
     fn reset_phy(&mut self) {
@@ -590,7 +654,15 @@ impl Mac {
             }
             mdic::OP_WRITE => {
                 let before = self.phy_advertisement();
+                let was_powered = !self.phy.powered_down();
                 self.phy.write(reg, val as u16);
+                if was_powered && self.phy.powered_down() {
+                    self.phy_power_downs += 1;
+                    if self.phy_reset_blocked() {
+                        log::warn!("PHY powered down while MANC.BLK_PHY_RST_ON_IDE blocks it");
+                        self.phy_power_downs_blocked += 1;
+                    }
+                }
                 if before != self.phy_advertisement() {
                     self.phy_changed = true;
                 }
@@ -822,6 +894,40 @@ pub(crate) mod tests {
         assert_ne!(m.read32(regs::ICR) & icr::LSC, 0);
         m.set_partner(Partner::Absent);
         assert!(m.take_signals().legacy);
+    }
+
+    #[test]
+    fn manc_is_the_firmwares_and_counts_blocked_phy_resets() {
+        let (mut m, _) = new_mac();
+        assert_eq!(m.read32(regs::MANC), 0);
+        m.set_blk_phy_rst(true);
+        assert_eq!(m.read32(regs::MANC), regs::manc::BLK_PHY_RST_ON_IDE);
+        // The host cannot clear it, and a MAC reset keeps it.
+        m.write32(regs::MANC, 0, &NoMemory);
+        m.write32(regs::CTRL, ctrl::RST, &NoMemory);
+        assert_eq!(m.read32(regs::MANC), regs::manc::BLK_PHY_RST_ON_IDE);
+        m.write32(regs::CTRL, ctrl::PHY_RST, &NoMemory);
+        m.write32(regs::CTRL, 0, &NoMemory);
+        assert_eq!((m.phy_resets, m.phy_resets_blocked), (1, 1));
+        m.set_blk_phy_rst(false);
+        m.write32(regs::CTRL, ctrl::PHY_RST, &NoMemory);
+        assert_eq!((m.phy_resets, m.phy_resets_blocked), (2, 1));
+        assert_eq!(m.read32(regs::MANC), 0);
+    }
+
+    #[test]
+    fn gio_master_hold_keeps_master_enabled_and_counts_early_resets() {
+        let (mut m, _) = new_mac();
+        m.faults.gio_master_hold_ms = 1000;
+        m.write32(regs::CTRL, ctrl::GIO_MASTER_DISABLE, &NoMemory);
+        assert_ne!(m.read32(regs::STATUS) & status::GIO_MASTER_ENABLE, 0, "still pending");
+        m.write32(regs::CTRL, ctrl::RST, &NoMemory);
+        assert_eq!(m.resets_with_master_enabled, 1);
+        m.faults.gio_master_hold_ms = 0;
+        m.write32(regs::CTRL, ctrl::GIO_MASTER_DISABLE, &NoMemory);
+        assert_eq!(m.read32(regs::STATUS) & status::GIO_MASTER_ENABLE, 0);
+        m.write32(regs::CTRL, ctrl::RST, &NoMemory);
+        assert_eq!(m.resets_with_master_enabled, 1);
     }
 
     #[test]

@@ -173,6 +173,11 @@ pub const fn rah(n: usize) -> u32 {
     RAH0 + 8 * n as u32
 }
 
+pub mod manc {
+    /// Block PHY reset and power down (the manageability firmware uses the PHY).
+    pub const BLK_PHY_RST_ON_IDE: u32 = 1 << 18;
+}
+
 pub mod ctrl {
     pub const GIO_MASTER_DISABLE: u32 = 1 << 2;
     pub const SLU: u32 = 1 << 6;
