@@ -7,7 +7,11 @@
 # (kmemleak, lab/guest/splat-check); no allocation for the rings but their
 # descriptors needs more than the allocator's costly order of contiguous
 # pages (F12.4). RIGC_LONG=1 tries every allocation; the default samples
-# about 80 of them per operation.
+# about 80 of them per operation. (A sweep over the probe, "faultsweep rigc
+# bind BDF", is not run: the first try oopsed in ACPICA's reference counts,
+# acpi_ut_update_object_reference from pci_disable_device at the unbind after
+# a failed bind, before any of rigc's allocations could be judged; it needs
+# the failures confined to the driver's own call stack first.)
 # lab-vm: --driver rigc --ports 2 --timeout 1200
 . "$(dirname "$0")/lib.sh"
 
@@ -76,4 +80,5 @@ check "ping a -> b at 4096 descriptors" ip netns exec a ping -c 2 -W 2 10.0.0.2
 check "ethtool -G back to 256" ip netns exec a ethtool -G "$A" rx 256 tx 256
 fault_injection_off
 check "ping a -> b after the sweeps" ip netns exec a ping -c 2 -W 2 10.0.0.2
+
 tap_done
