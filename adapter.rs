@@ -71,6 +71,18 @@ pub(crate) struct Config {
     pub(crate) queues: usize,
 }
 
+/// What the receive filter's writers share ([`Adapter::rx_filter`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RxFilter {
+    /// RCTL.EN as it must be: the datapath is up.
+    pub(crate) on: bool,
+    /// How many times RCTL and the multicast table were written.
+    pub(crate) writes: u64,
+    /// The offline register test writes its patterns into RCTL and the multicast table:
+    /// nobody else writes them meanwhile (the interface comes back up with the filters).
+    pub(crate) testing: bool,
+}
+
 /// The adapter (`struct igc_adapter`): everything the callbacks, handlers and work items share,
 /// grouped by concern. It is the network device's data (`Registration<Adapter>`).
 #[pin_data]
@@ -98,6 +110,12 @@ pub(crate) struct Adapter {
     pub(crate) irqs: Mutex<Option<Devres<Mutex<IrqHandlers<irq::Handler>>>>>,
     pub(crate) mode: Atomic<u32>,
     pub(crate) queue_vectors: Atomic<u32>,
+
+    /// RCTL's writers serialise here: `start_hw` and `stop_hw` switch receive on and off,
+    /// `set_rx_mode` (which runs without the RTNL, under the address list's lock only) and
+    /// `configure_mac` write the filters.
+    #[pin]
+    pub(crate) rx_filter: SpinLockIrq<RxFilter>,
 
     // The datapath.
     pub(crate) queues: KVec<Pin<KBox<QueuePair>>>,

@@ -14,7 +14,7 @@ use kernel::{
 use crate::{
     adapter::Adapter,
     hw::Hw,
-    netdev::{down, power_down, up_with},
+    netdev::{down, power_down, up_with, Reset},
     regs::{RegTestKind, TestReg, REG_TEST, STATUS_TEST, STATUS_TOGGLE},
     watchdog::{next_watchdog, reset_mac},
 };
@@ -168,11 +168,15 @@ pub(crate) fn self_test(net: &Registration<Adapter>, test: &mut SelfTest<'_>) {
     };
     let saved = net.systim_read(None).as_nanos();
     let since = Instant::<Monotonic>::now();
-    let rings = was_up.then(|| down(net, &mut cfg));
-    reset_mac(net);
+    let rings = was_up.then(|| down(net, &mut cfg, Reset::Mac));
+    if !was_up {
+        reset_mac(net);
+    }
 
     netdev_info!(dev, "Register testing starting\n");
+    net.rx_filter.lock().testing = true;
     record(test, TEST_REG, reg_test(net));
+    net.rx_filter.lock().testing = false;
     reset_mac(net);
 
     netdev_info!(dev, "EEPROM testing starting\n");

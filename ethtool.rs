@@ -127,6 +127,14 @@ impl ethtool::Operations for Adapter {
     fn set_link_ksettings(net: &Registration<Self>, ks: &LinkSettings) -> Result {
         // As `igc_ethtool_set_link_ksettings`: its checks, errors and messages.
         let dev = net.device();
+        // The firmware uses the PHY (MANC.BLK_PHY_RST_ON_IDE): its link stays as it is.
+        if net.hw.phy_reset_blocked() {
+            netdev_err!(
+                dev,
+                "Cannot change link characteristics when reset is active\n"
+            );
+            return Err(EINVAL);
+        }
         let mdix = ks.mdix_ctrl();
         if mdix.is_some_and(|m| m != Mdix::Auto) && !ks.autoneg() {
             netdev_err!(

@@ -18,6 +18,9 @@ use kernel::{
 
 use crate::regs::{TestReg, BAR0_SIZE, CTRL, EECD, ICR, IMC, RAH, RAL, RCTL, STATUS, TCTL};
 
+/// Polls of STATUS.GIO_MASTER_ENABLE before a MAC reset, 2 ms apart (`MASTER_DISABLE_TIMEOUT`).
+const MASTER_DISABLE_TIMEOUT: i64 = 800;
+
 /// The register space of a bound device, revoked when it is unbound.
 ///
 /// Reads return all ones and writes are dropped once the device is gone: unbound (the mapping
@@ -226,17 +229,19 @@ impl Hw {
     /// Global MAC reset, as `igc_reset_hw_base`: stop DMA, mask interrupts, disable RX/TX,
     /// reset, wait for the NVM auto-read, clear causes. Process context.
     pub(crate) fn reset(&self) -> Result {
+        // `igc_disable_pcie_master`: up to 800 polls 2-3 ms apart for the requests in flight;
+        // the reset goes on without them, as igc's, but only after that.
         self.update(CTRL, |c: CTRL| c.with_gio_master_disable(true));
         if self
             .poll(
                 STATUS,
-                Delta::from_micros(100),
-                Delta::from_millis(80),
+                Delta::from_millis(2),
+                Delta::from_millis(2 * MASTER_DISABLE_TIMEOUT),
                 |s: STATUS| !s.gio_master_enable(),
             )
             .is_err()
         {
-            pr_debug!("rigc: PCIe master disable polling failed\n");
+            pr_debug!("rigc: PCI-E Master disable polling has failed\n");
         }
         self.write_reg(IMC::from_raw(u32::MAX));
         self.write_reg(RCTL::zeroed());

@@ -124,6 +124,8 @@ pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     let hw = &net.hw;
     let mode = net.mode();
     let layout = irq::Layout::new(mode, nq);
+    // Receive on from the filters' write in `configure_mac` on (`igc_setup_rctl`).
+    net.rx_filter.lock().on = true;
     net.configure_mac(dev, nq);
     for q in 0..nq {
         if let Some(Some(r)) = net.tx_queue_lock(q as u16).as_deref() {
@@ -162,8 +164,19 @@ pub(crate) fn start_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     net.link_changed(dev, &net.link.lock(), true);
 }
 
+/// Whether the way down resets the MAC before it empties the rings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reset {
+    /// No reset: the queues are disabled and their DMA given 10 ms.
+    No,
+    /// A MAC reset after that, before any buffer is unmapped or freed, as `igc_down` resets
+    /// (`igc_reset`: master requests quiesced, CTRL.RST) before it cleans the rings: after a
+    /// TX hang, DMA may still be outstanding.
+    Mac,
+}
+
 /// Stops the datapath and the hardware; the rings stay allocated and are emptied.
-pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
+pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize, reset: Reset) {
     let hw = &net.hw;
     // Under the link settings: a link check that is running finishes first (`LinkTask`).
     {
@@ -171,7 +184,11 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
         net.running.store(false, Relaxed);
     }
     dev.tx_disable();
-    hw.update(RCTL, |r: RCTL| r.with_en(false));
+    {
+        let mut filter = net.rx_filter.lock();
+        filter.on = false;
+        hw.update(RCTL, |r: RCTL| r.with_en(false));
+    }
     irq::disable(hw, net.mode());
     // Wait for handlers already running on other CPUs: none touches the carrier or re-enables
     // a cause after this (`synchronize_irq` in `igc_irq_disable`).
@@ -201,6 +218,9 @@ pub(crate) fn stop_hw(net: &Registration<Adapter>, dev: &Device, nq: usize) {
     // at 10 Mb/s takes 7.4 ms); only then are the buffers reset or freed.
     kernel::time::delay::fsleep(kernel::time::Delta::from_millis(10));
     dev.carrier_off();
+    if reset == Reset::Mac {
+        crate::watchdog::reset_mac(net);
+    }
     for q in 0..nq {
         if let Some(d) = net.napi_off(q).as_deref_mut() {
             if let (Some(c), Some(Some(t))) =
@@ -245,16 +265,16 @@ fn set_queue_napi(net: &Registration<Adapter>, q: usize, layout: Option<irq::Lay
     let _ = net.set_queue_napi(q as u32, QueueKind::Tx, layout.map(|l| l.tx_vector(q)));
 }
 
-/// Brings the interface down (`__igc_close`) and returns its rings, stopped and emptied, for
-/// the caller to free or to bring back up.
-pub(crate) fn down(net: &Registration<Adapter>, cfg: &mut Config) -> Rings {
+/// Brings the interface down (`__igc_close`), with a MAC reset if `reset` asks for one, and
+/// returns its rings, stopped and emptied, for the caller to free or to bring back up.
+pub(crate) fn down(net: &Registration<Adapter>, cfg: &mut Config, reset: Reset) -> Rings {
     let dev = net.device();
     net.watchdog_gen.fetch_add(1, Relaxed);
     if let Some(w) = net.watchdog.lock().take() {
         // The watchdog only try-locks `cfg`, so waiting for it here cannot deadlock.
         workqueue::cancel_delayed_work_sync(&w);
     }
-    stop_hw(net, dev, cfg.queues);
+    stop_hw(net, dev, cfg.queues, reset);
     // A TX timestamp request cannot complete any more: free it.
     let req = net.ptp.txts.lock().cancel(&net.hw);
     drop(req);
@@ -264,11 +284,16 @@ pub(crate) fn down(net: &Registration<Adapter>, cfg: &mut Config) -> Rings {
     install_rings(net, [const { None }; MAX_QUEUES])
 }
 
-/// Takes the device from the firmware and powers the PHY up with its advertisement, as
-/// `__igc_open` does before it configures the rings.
+/// Takes the device from the firmware, resets the PHY and powers it up with its advertisement,
+/// as `__igc_open` does before it configures the rings (`igc_power_up_link`).
 pub(crate) fn power_up(net: &Registration<Adapter>) {
     let dev = net.device();
     net.hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
+    // A PHY reset that fails leaves the PHY as it was: powered up and set up all the same, as
+    // `igc_power_up_link` ignores `igc_reset_phy`'s result.
+    if let Err(e) = net.hw.phy_reset() {
+        netdev_err!(dev, "PHY reset failed ({:?})\n", e);
+    }
     if let Err(e) = net
         .hw
         .phy_power(true)
@@ -278,13 +303,14 @@ pub(crate) fn power_up(net: &Registration<Adapter>) {
     }
 }
 
-/// Gives the device back to the firmware and powers the PHY down (`__igc_close`).
+/// Powers the PHY down, unless the firmware forbids it, and gives the device back to the
+/// firmware, in `__igc_close`'s order (`igc_down`'s reset, then `igc_release_hw_control`).
 pub(crate) fn power_down(net: &Registration<Adapter>) {
-    net.hw
-        .update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(false));
     if let Err(e) = net.hw.phy_power(false) {
         netdev_err!(net.device(), "PHY power down failed ({:?})\n", e);
     }
+    net.hw
+        .update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(false));
 }
 
 /// Names the interrupts after the interface and the rings of `nq` queues, as `igc_request_msix`
@@ -342,7 +368,7 @@ pub(crate) fn reconfigure(
     }
     let rings = alloc_rings(parent, &new)?;
     let wd = next_watchdog(net)?;
-    let old_rings = down(net, &mut cfg);
+    let old_rings = down(net, &mut cfg, Reset::No);
     let (rings, result) = match net.set_real_num_queues(new.queues as u32, new.queues as u32) {
         Ok(()) => {
             *cfg = Config { up: false, ..new };
@@ -420,7 +446,9 @@ impl Adapter {
         if let Ok(rlpml) = rlpml(dev.mtu()) {
             hw.write_reg(rlpml);
         }
-        self.set_rx_mode_from(dev, |buf| dev.mc_addrs(buf));
+        // Receive filters from the list as it is now, unless a `set_rx_mode` wrote a newer one
+        // in the meantime.
+        self.set_rx_mode_from(dev, |buf| dev.mc_addrs(buf), false);
     }
 
     /// Unicast/multicast promiscuity and the multicast hash table (`igc_set_rx_mode`,
@@ -429,38 +457,62 @@ impl Adapter {
     /// many as there are. Up to [`MC_FILTERS`] are copied on the stack, more into an atomic
     /// allocation; if that fails, or the list grew between the two copies, every multicast
     /// frame is accepted (MPE), as igc does when its allocation fails.
-    pub(crate) fn set_rx_mode_from(&self, dev: &Device, copy: impl Fn(&mut [[u8; 6]]) -> usize) {
+    ///
+    /// `latest`: the list cannot change until the filters are written (`set_rx_mode`, called
+    /// under the address list's lock); otherwise (`configure_mac`) nothing is written if a
+    /// `set_rx_mode` wrote after the copy began, since its list is the newer one.
+    pub(crate) fn set_rx_mode_from(
+        &self,
+        dev: &Device,
+        copy: impl Fn(&mut [[u8; 6]]) -> usize,
+        latest: bool,
+    ) {
+        let since = if latest {
+            None
+        } else {
+            Some(self.rx_filter.lock().writes)
+        };
         let mut few = [[0u8; 6]; MC_FILTERS];
         let n = copy(&mut few);
         if n <= few.len() {
-            return self.write_rx_mode(dev, &few[..n], true);
+            return self.write_rx_mode(dev, &few[..n], true, since);
         }
         match KVec::from_elem([0u8; 6], n, GFP_ATOMIC) {
             Ok(mut many) => {
                 let m = copy(&mut many);
-                self.write_rx_mode(dev, &many[..m.min(n)], m <= n)
+                self.write_rx_mode(dev, &many[..m.min(n)], m <= n, since)
             }
-            Err(_) => self.write_rx_mode(dev, &[], false),
+            Err(_) => self.write_rx_mode(dev, &[], false, since),
         }
     }
 
-    /// Writes RCTL's promiscuity and the multicast hash table for `addrs`; `complete` says
-    /// whether they are all the device's multicast addresses (MPE otherwise).
-    fn write_rx_mode(&self, dev: &Device, addrs: &[[u8; 6]], complete: bool) {
+    /// Writes RCTL and the multicast hash table for `addrs`; `complete` says whether they are
+    /// all the device's multicast addresses (MPE otherwise). Under [`Adapter::rx_filter`]:
+    /// RCTL.EN as `start_hw` or `stop_hw` left it (a multicast join reaches `set_rx_mode`
+    /// without the RTNL, in the middle of a close or a reset, and must not turn receive on
+    /// again: `igc_set_rx_mode` changes only UPE and MPE), and nothing if a write came after
+    /// `since`.
+    fn write_rx_mode(&self, dev: &Device, addrs: &[[u8; 6]], complete: bool, since: Option<u64>) {
         let hw = &self.hw;
         let f = dev.flags();
         let promisc = f & flags::PROMISC != 0;
-        let rctl = RCTL::zeroed()
-            .with_en(true)
-            .with_bam(true)
-            .with_secrc(true)
-            .with_lpe(true)
-            .with_upe(promisc)
-            .with_mpe(promisc || f & flags::ALLMULTI != 0 || !complete);
+        let mut filter = self.rx_filter.lock();
+        if filter.testing || since.is_some_and(|g| g != filter.writes) {
+            return;
+        }
+        filter.writes = filter.writes.wrapping_add(1);
         for (i, v) in mta(addrs).iter().enumerate() {
             hw.write_at(i, MTA::zeroed().with_bits(*v));
         }
-        hw.write_reg(rctl);
+        hw.write_reg(
+            RCTL::zeroed()
+                .with_en(filter.on)
+                .with_bam(true)
+                .with_secrc(true)
+                .with_lpe(true)
+                .with_upe(promisc)
+                .with_mpe(promisc || f & flags::ALLMULTI != 0 || !complete),
+        );
     }
 }
 
@@ -510,6 +562,8 @@ impl dev::Operations for Adapter {
 
     fn open(net: &Registration<Self>, parent: &device::Device<device::Bound>) -> Result {
         let mut cfg = net.cfg.lock();
+        // No carrier until the first link check of this open finds the link (`__igc_open`).
+        net.device().carrier_off();
         // `igc_power_up_link` and `igc_get_hw_control`: the PHY on, its link set up, the device
         // the driver's.
         power_up(net);
@@ -522,7 +576,7 @@ impl dev::Operations for Adapter {
     fn stop(net: &Registration<Self>) -> Result {
         let mut cfg = net.cfg.lock();
         if cfg.up {
-            drop(down(net, &mut cfg));
+            drop(down(net, &mut cfg, Reset::No));
         }
         // `__igc_close`: the firmware may have the device; `igc_reset` on a device that is not
         // running: the PHY off, so the link partner sees no link.
@@ -657,7 +711,7 @@ impl dev::Operations for Adapter {
     }
 
     fn set_rx_mode(net: &Registration<Self>, mc: &McList<'_>) {
-        net.set_rx_mode_from(net.device(), |buf| mc.copy(buf));
+        net.set_rx_mode_from(net.device(), |buf| mc.copy(buf), true);
     }
 
     fn set_mac_address(net: &Registration<Self>, addr: &[u8; 6]) -> Result {

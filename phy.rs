@@ -20,13 +20,15 @@ use crate::{
     nvm::{Phy, SwFw},
     regs::{
         CTRL, CTRL_SPEED_10, CTRL_SPEED_100, EEER, FCAH, FCAL, FCRTH, FCRTL, FCT, FCTTV,
-        FLOW_CONTROL_ADDRESS_HIGH, FLOW_CONTROL_ADDRESS_LOW, FLOW_CONTROL_TYPE, IPCNFG, MDIC,
-        MDIC_OP_READ, MDIC_OP_WRITE, STATUS,
+        FLOW_CONTROL_ADDRESS_HIGH, FLOW_CONTROL_ADDRESS_LOW, FLOW_CONTROL_TYPE, IPCNFG, MANC, MDIC,
+        MDIC_OP_READ, MDIC_OP_WRITE, PHPM, STATUS,
     },
 };
 
 /// The PHY address on MDIC (`igc_phy.c` uses 1).
 const PHY_ADDR: u8 = 1;
+/// How long CTRL.PHY_RST is held (`phy->reset_delay_us` of `igc_init_phy_params`).
+const PHY_RESET_DELAY_US: i64 = 100;
 
 /// The PHY registers and bits used here, from the kernel's `mii.h` and `mdio.h`.
 mod reg {
@@ -206,10 +208,52 @@ impl Hw {
         self.phy_read(&phy, reg::GPHY_VERSION)
     }
 
-    /// Powers the PHY up or down (`igc_power_up_phy_copper`, `igc_power_down_phy_copper`): it
+    /// Whether the manageability firmware (AMT, a BMC on an LM part) uses the PHY and forbids
+    /// the driver to reset it or power it down (`igc_check_reset_block`:
+    /// MANC.BLK_PHY_RST_ON_IDE).
+    pub(crate) fn phy_reset_blocked(&self) -> bool {
+        // All ones: the device is gone, and nothing blocks anything.
+        let manc = self.read(MANC);
+        manc.into_raw() != u32::MAX && manc.blk_phy_rst_on_ide()
+    }
+
+    /// Resets the PHY (`igc_phy_hw_reset`): CTRL.PHY_RST for 100 us, then up to 10,000 polls
+    /// 1 us apart for PHPM.RST_COMP; nothing when the firmware blocks it. Process context.
+    pub(crate) fn phy_reset(&self) -> Result {
+        if self.phy_reset_blocked() {
+            return Ok(());
+        }
+        let _phy = self.swfw::<Phy>()?;
+        let ctrl = self.read(CTRL);
+        self.write_reg(ctrl.with_phy_rst(true));
+        self.flush();
+        fsleep(Delta::from_micros(PHY_RESET_DELAY_US));
+        self.write_reg(ctrl);
+        self.flush();
+        // "SW should guarantee 100us for the completion of the PHY reset".
+        fsleep(Delta::from_micros(100));
+        let done = read_poll_timeout_atomic(
+            || Ok(self.read(PHPM)),
+            |p: &PHPM| p.into_raw() == u32::MAX || p.rst_comp(),
+            Delta::from_micros(1),
+            10_000,
+        );
+        if done.is_err() {
+            pr_debug!("rigc: Timeout is expired after a phy reset\n");
+        }
+        fsleep(Delta::from_micros(100));
+        Ok(())
+    }
+
+    /// Powers the PHY up or down (`igc_power_up_phy_copper`, `igc_power_down_phy_copper_base`): it
     /// keeps its settings; powered down, it has no link, and the link partner sees none. igc
-    /// powers it down whenever the interface is not running. Process context.
+    /// powers it down whenever the interface is not running, unless the firmware forbids it
+    /// ([`Hw::phy_reset_blocked`]): it keeps its link for the management engine then. Process
+    /// context.
     pub(crate) fn phy_power(&self, up: bool) -> Result {
+        if !up && self.phy_reset_blocked() {
+            return Ok(());
+        }
         let phy = self.swfw::<Phy>()?;
         if up {
             self.phy_update(&phy, reg::BMCR, reg::BMCR_PDOWN, 0)
@@ -250,8 +294,12 @@ impl Hw {
     /// registers, PAUSE frame address, type, pause time and the receive thresholds, for a
     /// frame of `max_frame` bytes (`igc_reset`, `igc_set_fc_watermarks`). CTRL.RFCE/TFCE are
     /// set once the link is up, from what was negotiated ([`Hw::config_fc_after_link_up`]).
+    /// Nothing while the firmware blocks PHY resets: "we already have a link" (`igc_setup_link`).
     /// Process context.
     pub(crate) fn setup_link(&self, lc: &LinkConfig, max_frame: u32) -> Result {
+        if self.phy_reset_blocked() {
+            return Ok(());
+        }
         let ctrl = self
             .read(CTRL)
             .with_frcspd(false)

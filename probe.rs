@@ -21,7 +21,7 @@ use kernel::{
 };
 
 use crate::{
-    adapter::{Adapter, Config, QueuePair, DEFAULT_RING, MAX_MTU, MAX_QUEUES},
+    adapter::{Adapter, Config, QueuePair, RxFilter, DEFAULT_RING, MAX_MTU, MAX_QUEUES},
     hw::Hw,
     irq,
     netdev::max_frame,
@@ -244,6 +244,7 @@ impl pci::Driver for RigcDriver {
             tx_dma_out_of_sync: Atomic::new(0),
             reset_task <- new_spinlock_irq!(None, "rigc_reset_task"),
             link_task <- new_spinlock_irq!(None, "rigc_link_task"),
+            rx_filter <- new_spinlock_irq!(RxFilter::default(), "rigc_rx_filter"),
             link_mbps: Atomic::new(0),
             ptp <- ptp::Ptp::new(adapter_events),
         }? Error);
@@ -256,6 +257,9 @@ impl pci::Driver for RigcDriver {
             // at unbind (devres runs in reverse), so that the last one is never dropped inside
             // that revocation, which would wait for itself.
             kernel::devres::register(parent, net.arc(), GFP_KERNEL)?;
+            // No carrier until the interface is up with a link (`igc_probe`): "Link detected:
+            // no" before the first open.
+            net.device().carrier_off();
             let (irqs, kind) = pdev.register_irq_handlers_named(
                 1,
                 (MAX_QUEUES + 1) as u32,
@@ -353,13 +357,16 @@ impl pci::Driver for RigcDriver {
             mac[4],
             mac[5]
         );
-        // Only now, with nothing left to fail: the task holds the registration, and unbind is
-        // what takes it out again.
-        *net.reset_task.lock() = Some(ResetTask::new(net.clone())?);
-        *net.link_task.lock() = Some(LinkTask::new(net.clone())?);
+        // Each task holds the registration, and the registration holds the tasks once they are
+        // published: made first, published only when nothing is left to fail (a failed probe
+        // runs no unbind, which is what takes them out again).
+        let reset_task = ResetTask::new(net.clone())?;
+        let link_task = LinkTask::new(net.clone())?;
         let parent: &device::Device = pdev.as_ref();
         let name = CString::try_from_fmt(fmt!("rigc-{}", parent.name().to_str().unwrap_or("?")))?;
         let tx_tstamp_slot = ptp::debugfs_file(&debugfs::Dir::new(&name), net.clone())?;
+        *net.reset_task.lock() = Some(reset_task);
+        *net.link_task.lock() = Some(link_task);
         Ok(Rigc {
             info,
             net,

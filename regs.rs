@@ -622,6 +622,19 @@ register! {
         0:0 sys_wrap => bool;
     }
 
+    /// Management control: the manageability firmware's (AMT, a BMC); the driver only reads it.
+    pub(crate) MANC(u32) @ 0x05820 {
+        /// The firmware uses the PHY: the driver must neither reset nor power it down
+        /// (`IGC_MANC_BLK_PHY_RST_ON_IDE`, `igc_check_reset_block`).
+        18:18 blk_phy_rst_on_ide => bool;
+    }
+
+    /// I225 PHY power management.
+    pub(crate) PHPM(u32) @ 0x00E14 {
+        /// The internal PHY's reset completed (`IGC_PHY_RST_COMP`).
+        8:8 rst_comp => bool;
+    }
+
     /// Energy Efficient Ethernet control.
     pub(crate) EEER(u32) @ 0x00E30 {
         /// EEE was negotiated on the link (read only).

@@ -8,16 +8,19 @@ use kernel::{
     net::{dev::Registration, rtnl},
     netdev_err, netdev_warn, new_delayed_work, new_work,
     prelude::*,
-    sync::{atomic::Relaxed, Arc},
+    sync::{
+        atomic::{Atomic, Relaxed},
+        Arc,
+    },
     time::{msecs_to_jiffies, Instant, Monotonic},
     workqueue::{self, DelayedWork, Work},
 };
 
 use crate::{
-    adapter::{Adapter, WATCHDOG_MS},
-    netdev::{down, max_frame, up_with},
+    adapter::{Adapter, MAX_QUEUES, WATCHDOG_MS},
+    netdev::{down, max_frame, up_with, Reset},
     ptp,
-    regs::CTRL_EXT,
+    regs::{CTRL_EXT, STATUS, TDH, TDT},
 };
 
 /// The 2-second watchdog (`igc_watchdog_task`): link state, statistics, TX hang recovery.
@@ -25,9 +28,15 @@ use crate::{
 pub(crate) struct Watchdog {
     net: Arc<Registration<Adapter>>,
     pub(crate) gen: u64,
+    /// Each TX queue's head (TDH) at the last round, while the hardware had descriptors to
+    /// fetch ([`NO_HEAD`] otherwise): only the watchdog's rounds touch them.
+    tdh_seen: [Atomic<u32>; MAX_QUEUES],
     #[pin]
     work: DelayedWork<Watchdog>,
 }
+
+/// No TX head recorded: the queue had nothing for the hardware at the last round.
+const NO_HEAD: u32 = u32::MAX;
 
 kernel::impl_has_delayed_work! {
     impl HasDelayedWork<Self> for Watchdog { self.work }
@@ -40,6 +49,7 @@ impl Watchdog {
             pin_init!(Watchdog {
                 net,
                 gen,
+                tdh_seen: [const { Atomic::new(NO_HEAD) }; MAX_QUEUES],
                 work <- new_delayed_work!("rigc_watchdog"),
             }),
             GFP_KERNEL,
@@ -84,10 +94,58 @@ impl workqueue::WorkItem for Watchdog {
             // they will never complete. Reset to flush them (`igc_watchdog_task`).
             net.tx_timeouts.fetch_add(1, Relaxed);
             net.schedule_reset();
+        } else if net.device().carrier_ok() {
+            this.detect_tx_hang(net);
         }
         if net.watchdog_gen.load(Relaxed) == this.gen {
             let _ = workqueue::system_power_efficient()
                 .enqueue_delayed(this, msecs_to_jiffies(WATCHDOG_MS));
+        }
+    }
+}
+
+impl Watchdog {
+    /// igc's own TX hang check (`IGC_RING_FLAG_TX_DETECT_HANG`, set by every watchdog round
+    /// and acted on by `igc_clean_tx_irq`): a queue whose hardware has descriptors to fetch
+    /// (TDH != TDT) and fetched none since the last round, 2 s ago, while flow control does not
+    /// hold the transmitter (STATUS.TXOFF), is stopped with igc's "Detected Tx Unit Hang", and
+    /// the stack's TX timeout resets the adapter 5 s later. Without it, a hung TX unit at a low
+    /// packet rate (a PTP master, NTP) is reset only when its ring fills. igc times the oldest
+    /// packet itself (its `time_stamp`, a second); rigc reads the heads from the watchdog,
+    /// which keeps the check off the transmit path: no timestamp per packet.
+    fn detect_tx_hang(&self, net: &Registration<Adapter>) {
+        let hw = &net.hw;
+        let paused = hw.read(STATUS).txoff();
+        for (q, seen) in self.tdh_seen.iter().enumerate() {
+            // Under the TX queue's lock, so that a transmit cannot wake the queue again
+            // between the check and the stop.
+            let Some(txq) = net.tx_queue_lock(q as u16) else {
+                continue;
+            };
+            let pending = txq.as_ref().is_some_and(|r| r.pending());
+            let (tdh, tdt) = if pending && !paused {
+                (
+                    hw.read_at::<TDH>(q).head().get(),
+                    hw.read_at::<TDT>(q).tail().get(),
+                )
+            } else {
+                (NO_HEAD, NO_HEAD)
+            };
+            if tdh == tdt || hw.removed() {
+                seen.store(NO_HEAD, Relaxed);
+                continue;
+            }
+            if seen.xchg(tdh, Relaxed) == tdh {
+                netdev_err!(
+                    net.device(),
+                    "Detected Tx Unit Hang\n  Tx Queue             <{}>\n  TDH                  <{:x}>\n  TDT                  <{:x}>\n",
+                    q,
+                    tdh,
+                    tdt
+                );
+                // "we are about to reset, no point in enabling stuff".
+                net.device().stop_subqueue(q as u16);
+            }
         }
     }
 }
@@ -198,8 +256,7 @@ fn reset_after_hang(net: &Registration<Adapter>) {
     // `igc_ptp_time_save`.
     let saved = net.systim_read(None).as_nanos();
     let since = Instant::<Monotonic>::now();
-    let rings = down(net, &mut cfg);
-    reset_mac(net);
+    let rings = down(net, &mut cfg, Reset::Mac);
     net.ptp_restore(saved, since, cfg.queues);
     up_with(net, &mut cfg, rings, wd);
 }
@@ -209,6 +266,9 @@ fn reset_after_hang(net: &Registration<Adapter>) {
 /// never up) and restores the PHC after. Process context.
 pub(crate) fn reset_mac(net: &Registration<Adapter>) {
     let dev = net.device();
+    // "record the stats before reset" (`igc_down`): the reset clears the counters the
+    // watchdog has not read yet.
+    let _ = net.update_stats();
     if let Err(e) = net.hw.reset() {
         netdev_err!(dev, "MAC reset did not complete ({:?})\n", e);
     }

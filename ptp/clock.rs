@@ -129,6 +129,9 @@ impl Adapter {
     /// if it is on, as `igc_ptp_reset` for the I225: TIMADJ's adjustment method set, no pin
     /// given to the time sync unit.
     fn start_clock(&self) {
+        // Under the lock the pins' set-up takes (`igc_ptp_reset` under `tmreg_lock`): a PPS
+        // enable racing a reset sees TSIM before or after, and `pps_on` with it.
+        let _g = self.ptp.systim_lock.lock();
         self.hw.update(TIMADJ, |t: TIMADJ| t.with_adjust_meth(true));
         self.hw.write_reg(TSAUXC::zeroed());
         self.hw.write_reg(TSSDP::zeroed());

@@ -320,7 +320,7 @@ impl Adapter {
     }
 
     /// The pins' part of the time sync interrupt (`igc_tsync_interrupt`): a target time that
-    /// fired is re-armed half a period later, and an auxiliary timestamp is read out (which
+    /// fired is re-armed half a period later while its output is on, and an auxiliary timestamp is read out (which
     /// frees its latch) and sent to the PTP core as an external timestamp.
     pub(crate) fn pin_interrupt(&self, tsicr: TSICR) {
         for (index, fired) in [(0u32, tsicr.tt0()), (1, tsicr.tt1())] {
@@ -328,6 +328,13 @@ impl Adapter {
                 continue;
             }
             let mut out = self.ptp.systim_lock.lock();
+            // A cause latched before the output was turned off (it masks TSIM.TTx under this
+            // lock) is not re-armed: igc re-arms it whenever another time sync cause interrupts
+            // with it latched, and the pin goes on toggling.
+            let tsim = self.hw.read(TSIM);
+            if !(if index == 1 { tsim.tt1() } else { tsim.tt0() }) {
+                continue;
+            }
             let p = &mut out.perout[index as usize];
             let next = add(p.start, p.half_period);
             p.start = next;

@@ -196,8 +196,11 @@ impl<S> TxSlot<S> {
         Ok(())
     }
 
-    /// Switches TX timestamping on: claims are taken from now on.
+    /// Switches TX timestamping on: claims are taken from now on. The registers were read to
+    /// discard a stamp left from before (`write_tx_tstamp_on`), so the values seen last are
+    /// forgotten: the next read-out reads its baseline again, as igc reads it every time.
     pub(crate) fn switch_on(&mut self) {
+        self.forget_seen();
         self.on = true;
     }
 
@@ -609,6 +612,33 @@ mod tests {
         assert_eq!(slot.counters.skipped, 0);
         slot.switch_on();
         assert!(slot.claim(4u32, 2).is_ok());
+    }
+
+    #[test]
+    fn a_stamp_discarded_at_switch_on_is_not_taken_for_the_next_request() {
+        // driver-review-2.md N8: switching on reads TXSTMPL_0/TXSTMPH_0 to discard a stamp
+        // left from before (`write_tx_tstamp_on`); the baseline the slot kept from its last
+        // interrupt is stale then, and the workaround's comparison must not take the
+        // discarded stamp for the new request's.
+        let regs = Fake::new(true);
+        let mut slot = on(TxSlot::new(0, true));
+        assert!(slot.claim(1u32, 0).is_ok());
+        assert!(regs.capture(0, 1, 5));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((1, 1_000_000_005)));
+        assert!(single(slot.switch_off(&regs)).is_none());
+        // A time sync interrupt while off reads set 0's baseline again.
+        assert!(single(slot.on_interrupt(&regs)).is_none());
+        // A packet sent before the switch off is stamped after it; the switch on discards it.
+        regs.capture(0, 2, 7);
+        let _ = regs.txstmpl(0);
+        let _ = regs.txstmph(0);
+        slot.switch_on();
+        assert!(slot.claim(2u32, 1).is_ok());
+        // An interrupt before the new request's stamp (another cause): nothing completes.
+        assert!(single(slot.on_interrupt(&regs)).is_none());
+        assert!(slot.busy());
+        assert!(regs.capture(0, 3, 9));
+        assert_eq!(single(slot.on_interrupt(&regs)), Some((2, 3_000_000_009)));
     }
 
     #[test]
