@@ -51,6 +51,10 @@
 //!                             the manageability firmware blocks PHY resets
 //!                             and power-downs (MANC.BLK_PHY_RST_ON_IDE);
 //!                             `status` counts those made anyway (`phy`)
+//! d3-power-loss PORT on|off   the port loses its state in D3hot, as a system
+//!                             sleep that cuts the power leaves it (registers,
+//!                             PHY and PHC at their power-on values when PMCSR
+//!                             brings it back to D0); `status` has `pm`
 //! txstmph0-bug PORT on|off    TX timestamp re-arm erratum
 //! drop-txts PORT N            lose the next N TX timestamp interrupts
 //! flap PORT                   unplug the port's cable for 200 ms (LSC twice;
@@ -447,6 +451,7 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
                     d.mac.ptp_mut().stamping.restore();
                     d.mac.restore_pulse();
                     d.mac.set_blk_phy_rst(false);
+                    d.pm.power_loss = false;
                 });
                 if let Some(path) = p.far_end().tx_path() {
                     path.restore();
@@ -460,6 +465,12 @@ pub fn execute(words: &[&str], ports: &[Arc<Port>]) -> Result<Value, String> {
             let on = on_off(arg(2))?;
             p.with_device(|d| d.mac.faults.no_auto_rd = on);
             Ok(json!({ "no_auto_rd": on }))
+        }
+        "d3-power-loss" => {
+            let p = port(ports, arg(1))?;
+            let on = on_off(arg(2))?;
+            p.with_device(|d| d.pm.power_loss = on);
+            Ok(json!({ "d3_power_loss": on }))
         }
         "gio-master-hold" => {
             let p = port(ports, arg(1))?;
@@ -728,6 +739,13 @@ fn status(p: &Arc<Port>) -> Value {
                 "power_downs": d.mac.phy_power_downs,
                 "power_downs_blocked": d.mac.phy_power_downs_blocked,
                 "blk_phy_rst_on_ide": d.mac.phy_reset_blocked(),
+            },
+            "pm": {
+                "state": format!("D{}", d.config.power_state()),
+                "power_loss": d.pm.power_loss,
+                "d3_entries": d.pm.d3_entries,
+                "power_losses": d.pm.power_losses,
+                "mmio_in_d3": d.pm.mmio_in_d3,
             },
             "gio_master_hold_ms": d.mac.faults.gio_master_hold_ms,
             "resets_with_master_enabled": d.mac.resets_with_master_enabled,

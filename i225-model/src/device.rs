@@ -56,6 +56,27 @@ pub struct Device {
     pub mmio: BTreeMap<u32, AccessCount>,
     /// The driver's statistics passes (reads of the statistics block).
     pub stats_passes: StatsPasses,
+    /// PCI power management: what D3hot did.
+    pub pm: PowerManagement,
+}
+
+/// The function in D3hot, as the PCI PM capability's PMCSR puts it there: no DMA, no
+/// interrupt message (causes stay pending until D0), BAR accesses answered as a real function
+/// in D3hot answers them (reads all ones, writes dropped) and counted. With `power_loss`, the
+/// way back to D0 finds the state a system sleep that cut the power leaves (D3cold, S3, a
+/// hibernation's power off): every register and the PHY at their power-on values, the PHC at
+/// 0 and stopped. The configuration space is kept, as the PCI core restores it on resume
+/// anyway (`pci_restore_state`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PowerManagement {
+    /// The state is lost in D3 (control socket: `d3-power-loss PORT on|off`).
+    pub power_loss: bool,
+    /// Entries into D3hot.
+    pub d3_entries: u64,
+    /// Returns to D0 that found the state lost.
+    pub power_losses: u64,
+    /// BAR0 reads and writes made while in D3hot.
+    pub mmio_in_d3: u64,
 }
 
 /// Size and access flags of a region (for GET_REGION_INFO).
@@ -78,6 +99,7 @@ impl Device {
             msix_table: vec![0; NUM_MSIX_VECTORS * 16],
             mmio: BTreeMap::new(),
             stats_passes: StatsPasses::default(),
+            pm: PowerManagement::default(),
         }
     }
 
@@ -93,6 +115,10 @@ impl Device {
 
     /// Pushes interrupt messages the MAC decided on to the client.
     pub fn deliver_irqs(&mut self) {
+        if self.in_d3() {
+            // Pending until D0.
+            return;
+        }
         let signals = self.mac.take_signals();
         let level = self.mac.legacy_irq_asserted();
         let disabled = self.config.command() & command::INTX_DISABLE != 0;
@@ -105,6 +131,11 @@ impl Device {
             return Err(AccessError::OutOfRange);
         }
         match region {
+            REGION_BAR0 if self.in_d3() => {
+                self.pm.mmio_in_d3 += 1;
+                buf.fill(0xFF);
+                Ok(())
+            }
             REGION_BAR0 => self.bar0_read(offset as u32, buf),
             REGION_BAR3 => {
                 self.bar3_read(offset, buf);
@@ -124,6 +155,7 @@ impl Device {
             return Err(AccessError::OutOfRange);
         }
         match region {
+            REGION_BAR0 if self.in_d3() => self.pm.mmio_in_d3 += 1,
             REGION_BAR0 => self.bar0_write(offset as u32, data)?,
             REGION_BAR3 => {
                 if let Some(dst) = self.msix_table.get_mut(offset as usize..end as usize) {
@@ -131,11 +163,13 @@ impl Device {
                 }
             }
             REGION_CONFIG => {
+                let before = self.config.power_state();
                 let fx = self.config.write(offset as usize, data).ok_or(AccessError::OutOfRange)?;
                 if fx.flr {
                     log::info!("function level reset");
                     self.reset();
                 }
+                self.power_transition(before);
                 self.sync_bus_master();
             }
             _ => return Err(AccessError::OutOfRange),
@@ -144,12 +178,35 @@ impl Device {
         Ok(())
     }
 
+    /// Whether PMCSR has the function in D3hot.
+    pub fn in_d3(&self) -> bool {
+        self.config.power_state() == 3
+    }
+
+    /// Acts on a change of PMCSR's power state ([`PowerManagement`]).
+    fn power_transition(&mut self, before: u8) {
+        let now = self.config.power_state();
+        if now == before {
+            return;
+        }
+        log::info!("power state D{before} -> D{now}");
+        if now == 3 {
+            self.pm.d3_entries += 1;
+        } else if before == 3 && self.pm.power_loss {
+            log::info!("the state was lost in D3 (the power was cut)");
+            self.pm.power_losses += 1;
+            self.mac.power_loss();
+            // Nothing that was pending survives.
+            let _ = self.mac.take_signals();
+        }
+    }
+
     /// DMA follows PCI COMMAND.BME: while it is clear nothing reaches guest
     /// memory (descriptor fetches and write-backs are refused, TX stalls, RX
     /// frames wait in the packet buffer or drop), and once it is set again the
     /// MAC picks up where it stopped, as a bus master that was held off does.
     fn sync_bus_master(&mut self) {
-        let on = self.config.command() & command::BUS_MASTER != 0;
+        let on = self.config.command() & command::BUS_MASTER != 0 && !self.in_d3();
         if !self.dma.set_bus_master(on) {
             return;
         }
@@ -317,6 +374,43 @@ mod tests {
         let mut dd = [0u8; 4];
         d.dma.read(RING + 12, &mut dd).unwrap();
         assert_eq!(dd[0] & 1, 1, "DD written back");
+    }
+
+    /// D3hot: BAR accesses read all ones and are counted, interrupt messages wait for D0,
+    /// and with the power loss on, D0 finds the registers at their power-on values and the
+    /// PHC at 0; without it, the state is kept (PMCSR's No_Soft_Reset).
+    #[test]
+    fn d3hot_and_the_power_loss_of_a_system_sleep() {
+        let mut d = device();
+        let probes: Vec<Probe> = (0..5).map(|_| Probe::default()).collect();
+        let t = probes.iter().map(|p| Some(Box::new(p.clone()) as Box<dyn Notifier>)).collect();
+        d.irqs.set_triggers(INDEX_MSIX, 0, t);
+        w32(&mut d, regs::GPIE, 0xC000_0011);
+        w32(&mut d, regs::EIMS, 0x1F);
+        let pmcsr = |d: &mut Device, state: u16| {
+            d.write(REGION_CONFIG, (crate::pci_config::CAP_PM + 4) as u64, &state.to_le_bytes()).unwrap()
+        };
+        w32(&mut d, regs::RAL0 + 8, 0x1234_5678);
+        pmcsr(&mut d, 3);
+        assert!(d.in_d3());
+        assert_eq!(r32(&mut d, regs::STATUS), u32::MAX, "reads all ones in D3hot");
+        w32(&mut d, regs::EICS, 0b1_0000);
+        assert_eq!(d.pm.mmio_in_d3, 2);
+        assert_eq!(probes[4].hits(), 0, "the write was dropped");
+        pmcsr(&mut d, 0);
+        assert_eq!(r32(&mut d, regs::RAL0 + 8), 0x1234_5678, "No_Soft_Reset: kept");
+        assert_eq!((d.pm.d3_entries, d.pm.power_losses), (1, 0));
+        d.pm.power_loss = true;
+        w32(&mut d, regs::TIMINCA, 0x0100_0000);
+        w32(&mut d, regs::SYSTIML, 500);
+        w32(&mut d, regs::SYSTIMH, 7);
+        pmcsr(&mut d, 3);
+        pmcsr(&mut d, 0);
+        assert_eq!((d.pm.d3_entries, d.pm.power_losses), (2, 1));
+        assert_eq!(r32(&mut d, regs::RAL0 + 8), 0, "registers at their power-on values");
+        assert_eq!(r32(&mut d, regs::TIMINCA), 0);
+        let _ = r32(&mut d, regs::SYSTIML);
+        assert_eq!(r32(&mut d, regs::SYSTIMH), 0, "the PHC starts again at 0");
     }
 
     /// Byte writes reach the register's real owner: a byte of EIAC keeps

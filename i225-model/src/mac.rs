@@ -202,6 +202,15 @@ impl Mac {
         self.reset();
     }
 
+    /// A power loss (D3cold): as [`Mac::power_on_reset`], and the PHC, which CTRL.RST keeps
+    /// counting from where it was, starts again at 0.
+    pub fn power_loss(&mut self) {
+        self.power_on_reset();
+        let now = self.now();
+        self.ptp.systim0.set(now, 0);
+        self.ptp.systim1.set(now, 0);
+    }
+
     /// MAC reset (CTRL.RST): registers to their reset values, RAR0 and the
     /// NVM-derived registers reloaded. The PHY and its link are untouched.
     pub fn reset(&mut self) {

@@ -4,6 +4,7 @@
 //! lspci dumps of real I225-V rev 3 cards: PM at 0x40, MSI at 0x50, MSI-X at
 //! 0x70 and a PCIe v2 endpoint capability at 0xA0. The extended space is
 //! empty (no AER/DSN/LTR/L1SS/PTM: the driver treats them as optional).
+//! PMCSR's power state is acted on by the device (`device.rs`: D3hot).
 
 use crate::regs::{BAR0_SIZE, BAR3_SIZE, NUM_MSIX_VECTORS};
 
@@ -239,6 +240,11 @@ impl ConfigSpace {
 
     pub fn command(&self) -> u16 {
         self.read16(COMMAND)
+    }
+
+    /// The function's power state, PMCSR.PowerState of the PM capability: 0 (D0) to 3 (D3hot).
+    pub fn power_state(&self) -> u8 {
+        (self.read16(CAP_PM + 4) & 3) as u8
     }
 
     pub fn msix_enabled(&self) -> bool {
