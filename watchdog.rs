@@ -38,6 +38,9 @@ pub(crate) struct Watchdog {
 /// No TX head recorded: the queue had nothing for the hardware at the last round.
 const NO_HEAD: u32 = u32::MAX;
 
+/// Beside a head (16 bits): the hang at that head has been reported and the queue stopped.
+const REPORTED: u32 = 1 << 16;
+
 kernel::impl_has_delayed_work! {
     impl HasDelayedWork<Self> for Watchdog { self.work }
 }
@@ -135,7 +138,14 @@ impl Watchdog {
                 seen.store(NO_HEAD, Relaxed);
                 continue;
             }
-            if seen.xchg(tdh, Relaxed) == tdh {
+            // Once per hang: stopping the queue again stamps its `trans_start`
+            // (`netif_tx_stop_queue`), which would keep the stack's TX timeout from ever
+            // firing. igc stops it once too: with no completion, no poll checks it again.
+            let prev = seen.xchg(tdh, Relaxed);
+            if prev & !REPORTED == tdh {
+                seen.store(tdh | REPORTED, Relaxed);
+            }
+            if prev == tdh {
                 netdev_err!(
                     net.device(),
                     "Detected Tx Unit Hang\n  Tx Queue             <{}>\n  TDH                  <{:x}>\n  TDT                  <{:x}>\n",

@@ -320,8 +320,9 @@ impl Adapter {
     }
 
     /// The pins' part of the time sync interrupt (`igc_tsync_interrupt`): a target time that
-    /// fired is re-armed half a period later while its output is on, and an auxiliary timestamp is read out (which
-    /// frees its latch) and sent to the PTP core as an external timestamp.
+    /// fired is re-armed half a period later while its output is on, and an auxiliary
+    /// timestamp is read out (which frees its latch) and sent to the PTP core as an external
+    /// timestamp.
     pub(crate) fn pin_interrupt(&self, tsicr: TSICR) {
         for (index, fired) in [(0u32, tsicr.tt0()), (1, tsicr.tt1())] {
             if !fired {

@@ -119,16 +119,20 @@ while time.time() < end:
 
 	# A TX unit that hangs while one ping leaves every 0.5 s (its ring never fills, so the
 	# queue never stops by itself): the driver detects it (igc's "Detected Tx Unit Hang") and
-	# the stack's TX timeout resets the adapter.
+	# the stack's TX timeout resets the adapter. igc checks in its TX clean, which runs only
+	# when the port's vector interrupts: the port also receives a ping every 0.5 s, as a PTP
+	# master receives Delay_Req messages (with nothing received, igc never detects it).
 	dmesg_mark
 	$MODEL_CTL tx-hang 0 >/dev/null
 	ip netns exec a ping -q -i 0.5 -c 60 -W 1 10.0.0.2 >/dev/null 2>&1 &
 	pinger=$!
+	ip netns exec b ping -q -i 0.5 -c 60 -W 1 10.0.0.1 >/dev/null 2>&1 &
+	pinger_b=$!
 	check "$drv: a TX hang under a ping every 0.5 s: \"Detected Tx Unit Hang\"" \
 		wait_log 30 'Detected Tx Unit Hang'
 	check "$drv: ... and the adapter reset (\"Reset adapter\")" wait_log 20 'Reset adapter'
-	kill "$pinger" 2>/dev/null
-	wait "$pinger" 2>/dev/null
+	kill "$pinger" "$pinger_b" 2>/dev/null
+	wait "$pinger" "$pinger_b" 2>/dev/null
 	check "$drv: carrier and ping a -> b after the reset" \
 		sh -c 'for _ in $(seq 50); do ip netns exec a ping -c 1 -W 1 10.0.0.2 >/dev/null && exit 0; sleep 0.2; done; exit 1'
 
