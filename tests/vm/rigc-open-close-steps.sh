@@ -103,7 +103,12 @@ while time.time() < end:
 	wait_carrier a "$A"
 	check "$drv: ping a -> b after the closes" ip netns exec a ping -c 2 -W 2 10.0.0.2
 
-	# The counters of the last watchdog period survive the offline self-test's reset.
+	# The counters of the last watchdog period survive the offline self-test's reset: the
+	# statistics are read before it (igc_down). A frame still leaving the model's packet buffer
+	# between that read and CTRL.RST is counted by the model and lost to the counter (seen once
+	# with rigc under TCG; igc reads and resets in the same order): up to 2 a round are
+	# allowed; a reset that loses the period loses hundreds. (Under TCG the period is rarely
+	# long enough for the loss to show: this check passed on the driver without the read too.)
 	lost=0
 	for round in 1 2; do
 		t0=$(ethtool_sum a "$A" '^tx_packets$') m0=$(model_queue_sum 0 tx packets)
@@ -112,9 +117,9 @@ while time.time() < end:
 		sleep 3
 		t1=$(ethtool_sum a "$A" '^tx_packets$') m1=$(model_queue_sum 0 tx packets)
 		note "$drv round $round: ethtool -S tx_packets +$((t1 - t0)), the model sent +$((m1 - m0))"
-		[ $((t1 - t0)) -ge $((m1 - m0)) ] || lost=$((lost + (m1 - m0) - (t1 - t0)))
+		[ $((t1 - t0)) -ge $((m1 - m0 - 2)) ] || lost=$((lost + (m1 - m0) - (t1 - t0)))
 	done
-	check "$drv: tx_packets counts every frame sent right before an offline self-test ($lost missing)" \
+	check "$drv: tx_packets counts the frames sent right before an offline self-test (at most 2 in flight a round; $lost more missing)" \
 		test "$lost" = 0
 
 	# A TX unit that hangs while one ping leaves every 0.5 s (its ring never fills, so the
