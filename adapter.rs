@@ -148,6 +148,10 @@ pub(crate) struct Adapter {
     #[pin]
     pub(crate) link_task: SpinLockIrq<Option<Arc<LinkTask>>>,
 
+    /// What a suspend keeps for the resume (`pm.rs`), from one to the other.
+    #[pin]
+    pub(crate) asleep: Mutex<Option<crate::pm::Asleep>>,
+
     // The PTP clock and timestamping (`ptp.rs`).
     #[pin]
     pub(crate) ptp: ptp::Ptp,

@@ -13,6 +13,7 @@
 //! | `netdev.rs` | `igc_main.c`: `igc_netdev_ops`, `igc_open`/`igc_close`, `igc_up`/`igc_down` |
 //! | `ethtool.rs` | `igc_ethtool.c` |
 //! | `watchdog.rs` | `igc_main.c`: `igc_watchdog_task`, `igc_reset_task`, the link check |
+//! | `pm.rs` | `igc_main.c`: `igc_suspend`, `igc_resume`, `igc_pm_ops` |
 //! | `hw.rs` | `igc_base.c`, `igc_mac.c`: register access, reset, MAC address |
 //! | `desc.rs` | `igc_base.h`: the advanced TX and RX descriptors, the rings |
 //! | `phy.rs` | `igc_phy.c`, `igc_mac.c`: MDIC, speeds, flow control, power, EEE, link |
@@ -34,6 +35,7 @@ mod irq;
 mod netdev;
 mod nvm;
 mod phy;
+mod pm;
 mod probe;
 mod ptp;
 mod regs;

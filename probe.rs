@@ -175,7 +175,7 @@ fn netdev_options(mac: [u8; 6]) -> dev::Options {
 /// keeps what unbind logs.
 pub(crate) struct Rigc {
     info: PartInfo,
-    net: Arc<Registration<Adapter>>,
+    pub(crate) net: Arc<Registration<Adapter>>,
     /// The slot's test switches in debugfs (`rigc-<PCI address>/tx_tstamp_slot`).
     _tx_tstamp_slot: ptp::TestSwitches,
 }
@@ -191,6 +191,10 @@ impl pci::Driver for RigcDriver {
     /// The I225 addresses 64 bits (`igc_probe`: `dma_set_mask_and_coherent(.., 64)`, which
     /// fails the probe if the platform cannot), so no buffer is bounced through swiotlb.
     const DMA_MASK: Option<DmaMask> = Some(DmaMask::new::<64>());
+
+    /// Suspend and resume, hibernation's freeze, thaw, poweroff and restore (`igc_pm_ops`'s
+    /// system sleep callbacks, `pm.rs`).
+    const PM_OPS: Option<&'static pci::PmOps> = Some(&pci::PmOps::sleep::<Self>());
 
     fn probe<'bound>(
         pdev: &'bound pci::Device<Core<'_>>,
@@ -246,6 +250,7 @@ impl pci::Driver for RigcDriver {
             link_task <- new_spinlock_irq!(None, "rigc_link_task"),
             rx_filter <- new_spinlock_irq!(RxFilter::default(), "rigc_rx_filter"),
             link_mbps: Atomic::new(0),
+            asleep <- new_mutex!(None),
             ptp <- ptp::Ptp::new(adapter_events),
         }? Error);
         let opts = netdev_options(mac);

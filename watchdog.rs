@@ -282,6 +282,9 @@ pub(crate) fn reset_mac(net: &Registration<Adapter>) {
     if let Err(e) = net.hw.reset() {
         netdev_err!(dev, "MAC reset did not complete ({:?})\n", e);
     }
+    // The reset loaded the NVM's address into receive address 0: the interface's, which
+    // `ip link set address` may have changed, goes back (`igc_init_rx_addrs_base`).
+    net.hw.set_rar0(&dev.addr());
     net.hw.update(CTRL_EXT, |c: CTRL_EXT| c.with_drv_load(true));
     let lc = net.link.lock();
     if let Err(e) = net.hw.setup_link(&lc, max_frame(dev.mtu())) {
