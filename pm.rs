@@ -67,7 +67,11 @@ impl pci::Sleep for RigcDriver {
         // No wake-up: the PHY down unless the firmware forbids it, and the device given back
         // to the firmware (`igc_power_down_phy_copper_base`, `igc_release_hw_control`).
         power_down(net);
-        *net.asleep.lock() = Some(Asleep { up, saved_ns, since });
+        *net.asleep.lock() = Some(Asleep {
+            up,
+            saved_ns,
+            since,
+        });
         Ok(())
     }
 
