@@ -303,6 +303,16 @@ mod tests {
         Device::new(0x15F3, cfg, Arc::new(VirtualClock::new(0)))
     }
 
+    /// A probe on each MSI-X vector, the vectors in MSI-X mode and every one unmasked.
+    fn msix_probes(d: &mut Device) -> Vec<Probe> {
+        let probes: Vec<Probe> = (0..5).map(|_| Probe::default()).collect();
+        let t = probes.iter().map(|p| Some(Box::new(p.clone()) as Box<dyn Notifier>)).collect();
+        d.irqs.set_triggers(INDEX_MSIX, 0, t);
+        w32(d, regs::GPIE, 0xC000_0011);
+        w32(d, regs::EIMS, 0x1F);
+        probes
+    }
+
     fn w32(d: &mut Device, off: u32, v: u32) {
         d.write(REGION_BAR0, off.into(), &v.to_le_bytes()).unwrap();
     }
@@ -382,11 +392,7 @@ mod tests {
     #[test]
     fn d3hot_and_the_power_loss_of_a_system_sleep() {
         let mut d = device();
-        let probes: Vec<Probe> = (0..5).map(|_| Probe::default()).collect();
-        let t = probes.iter().map(|p| Some(Box::new(p.clone()) as Box<dyn Notifier>)).collect();
-        d.irqs.set_triggers(INDEX_MSIX, 0, t);
-        w32(&mut d, regs::GPIE, 0xC000_0011);
-        w32(&mut d, regs::EIMS, 0x1F);
+        let probes = msix_probes(&mut d);
         let pmcsr = |d: &mut Device, state: u16| {
             d.write(REGION_CONFIG, (crate::pci_config::CAP_PM + 4) as u64, &state.to_le_bytes()).unwrap()
         };
@@ -439,11 +445,7 @@ mod tests {
     #[test]
     fn msix_delivery_through_eics() {
         let mut d = device();
-        let probes: Vec<Probe> = (0..5).map(|_| Probe::default()).collect();
-        let t = probes.iter().map(|p| Some(Box::new(p.clone()) as Box<dyn Notifier>)).collect();
-        d.irqs.set_triggers(INDEX_MSIX, 0, t);
-        w32(&mut d, regs::GPIE, 0xC000_0011);
-        w32(&mut d, regs::EIMS, 0x1F);
+        let probes = msix_probes(&mut d);
         w32(&mut d, regs::EICS, 0b1_0000);
         assert_eq!(probes[4].hits(), 1);
         // PBA reflects a masked vector's pending message.
